@@ -1,0 +1,26 @@
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import type { Kysely } from 'kysely';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import type { DB } from '../src/db/schema.js';
+import { createClock } from '../src/lib/clock.js';
+import { createSecretBox } from '../src/lib/secrets.js';
+
+/** The OpenAPI document as the code describes it; building the app needs no database. */
+export async function generateOpenApi(): Promise<string> {
+  const app = await buildApp({
+    config: loadConfig({ DATABASE_URL: 'memory:', LOG_LEVEL: 'silent' }),
+    db: null as unknown as Kysely<DB>,
+    engine: 'pglite',
+    clock: createClock(0),
+    secrets: createSecretBox(randomBytes(32)),
+    log: pino({ level: 'silent' }),
+    signals: new EventEmitter(),
+  });
+  await app.ready();
+  const document = JSON.stringify(app.swagger(), null, 2) + '\n';
+  await app.close();
+  return document;
+}

@@ -1,0 +1,152 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import type { Deps } from './deps.js';
+import { integrationAuth, staffAuth } from './http/auth.js';
+import { failureBody } from './http/envelope.js';
+import { AppError } from './http/errors.js';
+import { toFieldErrors, validatorCompiler } from './http/validation.js';
+import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
+
+export const API_PREFIX = '/api/integrations/v1';
+export const STAFF_PREFIX = '/api/staff/v1';
+export const BODY_LIMIT = 1024 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+let requestCounter = 0;
+
+export interface BuildOptions {
+  /** The process's pino logger; without one, requests are not logged (tests). */
+  logger?: FastifyBaseLogger;
+}
+
+export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: BODY_LIMIT,
+    requestIdHeader: false,
+    genReqId(req) {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${process.pid}-${(++requestCounter).toString(36)}`;
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { allErrors: true } },
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the wire for OpenAPI; serialising with them would silently drop
+  // fields they do not list, so answers are plain JSON.stringify.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  // JSON only. An empty body is "no body" (POST /sync and cancel take optional bodies).
+  app.removeAllContentTypeParsers();
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Doorloom Partner Integration API',
+        version: '2026-09',
+        description: 'Partner API under /api/integrations/v1 and the platform staff API under /api/staff/v1.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await deps.db.selectFrom('service_clock').select('id').executeTakeFirstOrThrow();
+      return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
+    } catch {
+      return reply.code(503).send(failureBody('NOT_READY', 'The database is not answering.'));
+    }
+  });
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', integrationAuth(deps));
+      registerIntegrationRoutes(api, deps);
+    },
+    { prefix: API_PREFIX },
+  );
+
+  await app.register(
+    async (staff) => {
+      staff.addHook('onRequest', staffAuth(deps));
+      registerStaffIntegrationRoutes(staff, deps);
+    },
+    { prefix: STAFF_PREFIX },
+  );
+
+  return app;
+}
+
+/** Every failure, expected or not, leaves in the contract's envelope; 5xx never say why. */
+function installErrorHandling(app: FastifyInstance): void {
+  // Known paths, so that a wrong method answers 405 rather than 404.
+  const known = FindMyWay<HTTPVersion.V1>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      try {
+        known.on(method as 'GET', route.url, () => {});
+      } catch {
+        // the same method and path registered twice (e.g. a HEAD twin); nothing to record
+      }
+    }
+  });
+
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0];
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== request.method && known.find(m as 'GET', path));
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(failureBody('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}.`));
+    }
+    return reply.code(404).send(failureBody('NOT_FOUND', 'No such endpoint.'));
+  });
+
+  app.setErrorHandler(async (error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.headers) reply.headers(error.headers);
+      return reply.code(error.status).send(failureBody(error.code, error.message, error.errors));
+    }
+    if (error.validation) {
+      return reply
+        .code(422)
+        .send(failureBody('VALIDATION_FAILED', 'The given data was invalid.', toFieldErrors(error.validation as never)));
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply.code(413).send(failureBody('PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB.'));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply.code(415).send(failureBody('UNSUPPORTED_MEDIA_TYPE', 'Send request bodies as Content-Type: application/json.'));
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply.code(400).send(failureBody('INVALID_JSON', 'The request body is not valid JSON.'));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send(failureBody('BAD_REQUEST', 'The request could not be understood.'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send(failureBody('INTERNAL_ERROR', 'Something went wrong on our side. Retry later.'));
+  });
+}

@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as foundation from './2026_11_22_0001_foundation.js';
+
+/**
+ * Every migration, by dated name (applied in name order). Listed here rather than read from the
+ * folder so that the same list works from source (tests, tsx) and from the compiled build.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0001_foundation': foundation,
+};

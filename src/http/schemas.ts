@@ -1,0 +1,26 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** `T` or null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Success envelope around a data schema, for the OpenAPI document. */
+export function envelope<T extends object>(data: T, description = 'Success') {
+  return Type.Object(
+    { success: Type.Literal(true), message: Type.String(), data: data as never },
+    { description },
+  );
+}
+
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    message: Type.String(),
+    code: Type.String(),
+    errors: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { description: 'Failure' },
+);
+
+/** Common failure answers for a route's OpenAPI entry. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));

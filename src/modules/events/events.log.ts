@@ -1,0 +1,136 @@
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { ulid } from '../../lib/ids.js';
+import { formatTimestamp, type DateWindow } from '../../lib/time.js';
+
+export const API_VERSION = '2026-09';
+
+export const EVENT_TYPES = [
+  'availability.changed',
+  'rates.changed',
+  'restrictions.changed',
+  'inventory.changed',
+  'property.changed',
+  'booking.changed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** One integration about to receive events, as the payload builder needs to see it. */
+export interface EventTarget {
+  integrationId: number;
+  slug: string;
+  /** The integration's own external id for the property (its mapping), or null. */
+  propertyExternalId: string | null;
+  /** `partner` when this integration made the write, `doorloom` otherwise. */
+  origin: 'partner' | 'doorloom';
+}
+
+export interface EventDraft {
+  type: EventType;
+  window?: DateWindow | null;
+  data: unknown;
+}
+
+export interface AppendOptions {
+  clock: Clock;
+  /** The property the events are about; null for integration-wide events. */
+  propertyId: number | null;
+  /** The integration whose API call made the change (origin `partner` for it); null for host and system changes. */
+  actorIntegrationId: number | null;
+  /** Record for this integration only (sync, or integration-wide events); otherwise every covering one. */
+  onlyIntegrationId?: number;
+  /**
+   * Builds the events for one target. Payloads can differ per integration (each has its own
+   * external ids), so this runs once per receiving integration; returning [] records nothing for it.
+   */
+  build: (target: EventTarget) => EventDraft[] | Promise<EventDraft[]>;
+}
+
+export interface AppendResult {
+  /** Events recorded per integration id. */
+  recorded: Map<number, number>;
+}
+
+/**
+ * Records events inside the caller's transaction, for every integration that covers the property
+ * (or the one named), skipping disabled integrations. Sequences come from `integrations.last_sequence`
+ * bumped under the integration's row lock, so they are gap-free and commit or roll back with the
+ * write. Integrations are locked in id order so that concurrent writers cannot deadlock on them.
+ */
+export async function appendEvents(trx: Transaction<DB>, options: AppendOptions): Promise<AppendResult> {
+  let query = trx
+    .selectFrom('integrations as i')
+    .select(['i.id', 'i.slug', 'i.webhook_event_types'])
+    .where('i.status', '!=', 'disabled')
+    .orderBy('i.id');
+  if (options.propertyId !== null) {
+    query = query
+      .innerJoin('coverage as c', (join) => join.onRef('c.integration_id', '=', 'i.id').on('c.property_id', '=', options.propertyId!))
+      .select('c.external_id');
+  }
+  if (options.onlyIntegrationId !== undefined) query = query.where('i.id', '=', options.onlyIntegrationId);
+  const targets = (await query.execute()) as Array<{ id: number; slug: string; webhook_event_types: string[]; external_id?: string | null }>;
+
+  const recorded = new Map<number, number>();
+  const now = options.clock.now();
+  const createdAt = formatTimestamp(now);
+  for (const target of targets) {
+    const origin: 'partner' | 'doorloom' = target.id === options.actorIntegrationId ? 'partner' : 'doorloom';
+    const drafts = await options.build({
+      integrationId: target.id,
+      slug: target.slug,
+      propertyExternalId: target.external_id ?? null,
+      origin,
+    });
+    if (drafts.length === 0) continue;
+
+    // The row lock taken here is held to commit: no other writer can allocate in between.
+    const locked = await trx
+      .updateTable('integrations')
+      .set({ last_sequence: sql`last_sequence + ${drafts.length}` })
+      .where('id', '=', target.id)
+      .where('status', '!=', 'disabled')
+      .returning('last_sequence')
+      .executeTakeFirst();
+    if (!locked) continue; // disabled after the read above: records nothing
+    let sequence = locked.last_sequence - drafts.length;
+
+    const rows = drafts.map((draft) => {
+      sequence += 1;
+      const id = ulid(now.getTime());
+      const window = draft.window ?? null;
+      const envelope = {
+        id,
+        type: draft.type,
+        sequence,
+        origin,
+        version: API_VERSION,
+        created_at: createdAt,
+        integration: { id: target.id, slug: target.slug },
+        property: options.propertyId === null ? null : { doorloom_id: options.propertyId, external_id: target.external_id ?? null },
+        window,
+        data: draft.data,
+      };
+      return {
+        integration_id: target.id,
+        sequence,
+        id,
+        type: draft.type,
+        origin,
+        property_id: options.propertyId,
+        window_from: window?.from ?? null,
+        window_to: window?.to ?? null,
+        body: JSON.stringify(envelope),
+        created_at: now,
+        delivery_status: target.webhook_event_types.includes(draft.type) ? ('pending' as const) : ('skipped' as const),
+      };
+    });
+    // Chunked so a thousand-event fan-out stays under the bind-parameter limit.
+    for (let i = 0; i < rows.length; i += 500) {
+      await trx.insertInto('events').values(rows.slice(i, i + 500)).execute();
+    }
+    recorded.set(target.id, drafts.length);
+  }
+  return { recorded };
+}

@@ -1,0 +1,123 @@
+import type { Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { sendData } from '../../http/envelope.js';
+import { notFound } from '../../http/errors.js';
+import { parseId } from '../../http/params.js';
+import { envelope, errorResponses } from '../../http/schemas.js';
+import { formatTimestamp } from '../../lib/time.js';
+import {
+  Brand,
+  BrandPlanBody,
+  ClockBody,
+  CreateBrandBody,
+  CreateIntegrationBody,
+  IdParams,
+  IntegrationView,
+  StaffIntegrationView,
+  UpdateIntegrationBody,
+} from './integrations.schemas.js';
+import {
+  createBrand,
+  createIntegration,
+  integrationView,
+  rotateApiKey,
+  rotateWebhookSecret,
+  setBrandPlan,
+  staffIntegrationView,
+  updateIntegration,
+} from './integrations.service.js';
+import { advanceClockOffset, loadClockOffset } from './integrations.sql.js';
+
+/** GET /me on the integrations API. */
+export function registerIntegrationRoutes(api: FastifyInstance, deps: Deps): void {
+  api.get(
+    '/me',
+    {
+      schema: {
+        summary: 'The calling integration',
+        tags: ['integration'],
+        response: { 200: envelope(IntegrationView), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request, reply) => sendData(reply, 200, 'Integration retrieved.', await integrationView(deps, request.integration.id)),
+  );
+}
+
+/** Staff management of brands, integrations, credentials and the test clock. */
+export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Deps): void {
+  const tags = ['staff'];
+
+  staff.post<{ Body: Static<typeof CreateBrandBody> }>(
+    '/brands',
+    { schema: { summary: 'Create a brand', tags, body: CreateBrandBody, response: { 201: envelope(Brand), ...errorResponses(401, 403, 422) } } },
+    async (request, reply) => sendData(reply, 201, 'Brand created.', await createBrand(deps, request.body.name)),
+  );
+
+  staff.put<{ Params: Static<typeof IdParams>; Body: Static<typeof BrandPlanBody> }>(
+    '/brands/:id/plan',
+    { schema: { summary: 'Turn a brand plan on or off', tags, params: IdParams, body: BrandPlanBody, response: { 200: envelope(Brand), ...errorResponses(401, 403, 404, 422) } } },
+    async (request, reply) =>
+      sendData(reply, 200, 'Brand plan updated.', await setBrandPlan(deps, parseId(request.params.id, 'brand'), request.body.active)),
+  );
+
+  const Created = Type.Object({ integration: StaffIntegrationView, api_key: Type.String(), webhook_secret: Type.String() });
+  staff.post<{ Body: Static<typeof CreateIntegrationBody> }>(
+    '/integrations',
+    { schema: { summary: 'Create an integration (credentials are shown once)', tags, body: CreateIntegrationBody, response: { 201: envelope(Created), ...errorResponses(401, 403, 409, 422) } } },
+    async (request, reply) => sendData(reply, 201, 'Integration created.', await createIntegration(deps, request.body)),
+  );
+
+  staff.get<{ Params: Static<typeof IdParams> }>(
+    '/integrations/:id',
+    { schema: { summary: 'Read an integration', tags, params: IdParams, response: { 200: envelope(StaffIntegrationView), ...errorResponses(401, 403, 404) } } },
+    async (request, reply) =>
+      sendData(reply, 200, 'Integration retrieved.', await staffIntegrationView(deps, parseId(request.params.id, 'integration'))),
+  );
+
+  staff.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateIntegrationBody> }>(
+    '/integrations/:id',
+    { schema: { summary: 'Change an integration', tags, params: IdParams, body: UpdateIntegrationBody, response: { 200: envelope(StaffIntegrationView), ...errorResponses(401, 403, 404, 422) } } },
+    async (request, reply) =>
+      sendData(reply, 200, 'Integration updated.', await updateIntegration(deps, parseId(request.params.id, 'integration'), request.body)),
+  );
+
+  staff.post<{ Params: Static<typeof IdParams> }>(
+    '/integrations/:id/api-key/rotate',
+    { schema: { summary: 'Issue a new API key; the previous one stops at once', tags, params: IdParams, response: { 200: envelope(Type.Object({ api_key: Type.String() })), ...errorResponses(401, 403, 404) } } },
+    async (request, reply) => sendData(reply, 200, 'API key rotated.', await rotateApiKey(deps, parseId(request.params.id, 'integration'))),
+  );
+
+  staff.post<{ Params: Static<typeof IdParams> }>(
+    '/integrations/:id/webhook-secret/rotate',
+    { schema: { summary: 'Issue a new webhook secret; the previous one verifies for 24 hours more', tags, params: IdParams, response: { 200: envelope(Type.Object({ webhook_secret: Type.String() })), ...errorResponses(401, 403, 404) } } },
+    async (request, reply) =>
+      sendData(reply, 200, 'Webhook secret rotated.', await rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
+  );
+
+  const ClockView = Type.Object({ now: Type.String(), offset_seconds: Type.Integer() });
+  const clockView = () => ({ now: formatTimestamp(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds()) });
+  const requireTestClock = async () => {
+    if (!deps.config.testClock) throw notFound('No such endpoint.');
+  };
+
+  staff.get(
+    '/clock',
+    { onRequest: requireTestClock, schema: { summary: 'The service clock (TEST_CLOCK=1 only)', tags, response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404) } } },
+    async (_request, reply) => {
+      deps.clock.setOffsetSeconds(await loadClockOffset(deps.db));
+      return sendData(reply, 200, 'Service clock.', clockView());
+    },
+  );
+
+  staff.post<{ Body: Static<typeof ClockBody> }>(
+    '/clock',
+    { onRequest: requireTestClock, schema: { summary: 'Move the service clock forward (TEST_CLOCK=1 only)', tags, body: ClockBody, response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404, 422) } } },
+    async (request, reply) => {
+      deps.clock.setOffsetSeconds(await advanceClockOffset(deps.db, request.body.advance_seconds));
+      deps.signals.emit('clock');
+      return sendData(reply, 200, 'Service clock moved.', clockView());
+    },
+  );
+}

@@ -1,0 +1,84 @@
+import { Type } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../events/events.log.js';
+
+import { Nullable } from '../../http/schemas.js';
+const TimestampOrNull = Type.Union([Type.String({ description: 'ISO-8601 with +05:30' }), Type.Null()]);
+
+export const Brand = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  plan: Type.Object({ active: Type.Boolean() }),
+});
+
+export const CreateBrandBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Brand name' }),
+});
+
+export const BrandPlanBody = Type.Object({
+  active: Type.Boolean({ description: 'Whether the brand has an active plan (drives the inactive sweep)' }),
+});
+
+export const WebhookInput = Type.Object({
+  url: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'HTTPS delivery URL; null removes it' })),
+  event_types: Type.Optional(
+    Type.Array(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))), { maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Subscribed kinds' }),
+  ),
+  timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, description: 'Response deadline per delivery' })),
+});
+
+export const CreateIntegrationBody = Type.Object({
+  brand_id: Type.Integer({ minimum: 1 }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  slug: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$', description: 'Lowercase letters, digits, dashes; derived from name when omitted' })),
+  webhook: Type.Optional(WebhookInput),
+  horizon_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 730, description: 'Days ahead that events cover (default 365)' })),
+});
+
+export const UpdateIntegrationBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  webhook: Type.Optional(WebhookInput),
+  horizon_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 730 })),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])),
+});
+
+export const IntegrationView = Type.Object({
+  id: Type.Integer(),
+  slug: Type.String(),
+  name: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')]),
+  brand: Type.Object({ id: Type.Integer(), name: Type.String() }),
+  api_version: Type.String(),
+  webhook: Type.Object({
+    configured: Type.Boolean(),
+    url: Nullable(Type.String()),
+    event_types: Type.Array(Type.String()),
+    timeout_seconds: Type.Integer(),
+    last_sequence: Type.Integer(),
+    undelivered_events: Type.Integer(),
+    consecutive_failures: Type.Integer(),
+    last_success_at: TimestampOrNull,
+    last_failure_at: TimestampOrNull,
+    paused_at: TimestampOrNull,
+    paused_reason: Nullable(Type.String()),
+  }),
+  horizon_days: Type.Integer(),
+  covered_properties: Type.Integer(),
+});
+
+export const StaffIntegrationView = Type.Intersect([
+  IntegrationView,
+  Type.Object({
+    delivery: Type.Object({
+      cursor_sequence: Type.Integer({ description: 'Every event up to here is delivered or skipped' }),
+      next_attempt_at: TimestampOrNull,
+      attempts: Type.Integer({ description: 'Attempts made on the event at the head of the queue' }),
+    }),
+  }),
+]);
+
+export const ClockBody = Type.Object({
+  advance_seconds: Type.Integer({ minimum: 0, maximum: 10 * 366 * 86400, description: 'Seconds to move the service clock forward' }),
+});
+
+export const IdParams = Type.Object({ id: Type.String() });
+

@@ -1,0 +1,265 @@
+import type { Selectable } from 'kysely';
+import type { IntegrationsTable } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { randomToken } from '../../lib/ids.js';
+import { sha256Hex } from '../../lib/secrets.js';
+import { formatTimestampOrNull } from '../../lib/time.js';
+import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
+import { webhookUrlProblem } from '../webhooks/webhooks.url.js';
+import { findBrand, findIntegration, integrationFigures, slugExists } from './integrations.sql.js';
+
+type IntegrationRow = Selectable<IntegrationsTable>;
+const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export const newApiKey = () => randomToken('dlk_', 40);
+export const newStaffToken = () => randomToken('dls_', 40);
+export const newWebhookSecret = () => randomToken('whsec_', 32);
+
+function brandView(row: { id: number; name: string; plan_active: boolean }) {
+  return { id: row.id, name: row.name, plan: { active: row.plan_active } };
+}
+
+export async function createBrand(deps: Deps, name: string) {
+  const now = deps.clock.now();
+  const row = await deps.db
+    .insertInto('brands')
+    .values({ name, plan_active: true, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return brandView(row);
+}
+
+export async function setBrandPlan(deps: Deps, brandId: number, active: boolean) {
+  const row = await deps.db
+    .updateTable('brands')
+    .set({ plan_active: active, updated_at: deps.clock.now() })
+    .where('id', '=', brandId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound('No such brand.');
+  return brandView(row);
+}
+
+/** The Integration resource of GET /me. */
+export async function integrationView(deps: Deps, integrationId: number) {
+  const row = await findIntegration(deps.db, integrationId);
+  if (!row) throw notFound('No such integration.');
+  return buildView(row, await integrationFigures(deps.db, integrationId));
+}
+
+/** The staff view: the /me shape plus the delivery queue's head. */
+export async function staffIntegrationView(deps: Deps, integrationId: number) {
+  const row = await findIntegration(deps.db, integrationId);
+  if (!row) throw notFound('No such integration.');
+  const figures = await integrationFigures(deps.db, integrationId);
+  return {
+    ...buildView(row, figures),
+    delivery: {
+      cursor_sequence: figures.headSequence === null ? row.last_sequence : figures.headSequence - 1,
+      next_attempt_at: formatTimestampOrNull(row.next_attempt_at),
+      attempts: figures.headAttempts,
+    },
+  };
+}
+
+function buildView(row: IntegrationRow, figures: Awaited<ReturnType<typeof integrationFigures>>) {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    status: row.status,
+    brand: { id: row.brand_id, name: figures.brandName },
+    api_version: API_VERSION,
+    webhook: {
+      configured: row.webhook_url !== null,
+      url: row.webhook_url,
+      event_types: row.webhook_event_types,
+      timeout_seconds: row.webhook_timeout_seconds,
+      last_sequence: row.last_sequence,
+      undelivered_events: figures.undelivered,
+      consecutive_failures: row.consecutive_failures,
+      last_success_at: formatTimestampOrNull(row.last_success_at),
+      last_failure_at: formatTimestampOrNull(row.last_failure_at),
+      paused_at: formatTimestampOrNull(row.paused_at),
+      paused_reason: row.paused_reason,
+    },
+    horizon_days: row.horizon_days,
+    covered_properties: figures.covered,
+  };
+}
+
+interface WebhookInput {
+  url?: string | null;
+  event_types?: string[];
+  timeout_seconds?: number;
+}
+
+function checkWebhook(deps: Deps, webhook: WebhookInput | undefined): void {
+  if (webhook?.url == null) return;
+  const problem = webhookUrlProblem(webhook.url, deps.config.webhookAllowInsecure);
+  if (problem) throw validationFailed({ 'webhook.url': [problem] });
+}
+
+function slugFromName(name: string): string {
+  const base = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 56);
+  return base || 'integration';
+}
+
+export interface CreateIntegrationInput {
+  brand_id: number;
+  name: string;
+  slug?: string;
+  webhook?: WebhookInput;
+  horizon_days?: number;
+}
+
+export async function createIntegration(deps: Deps, input: CreateIntegrationInput) {
+  checkWebhook(deps, input.webhook);
+  if (!(await findBrand(deps.db, input.brand_id))) throw validationFailed({ brand_id: ['does not name an existing brand'] });
+
+  let slug = input.slug;
+  if (slug) {
+    if (await slugExists(deps.db, slug)) throw new AppError(409, 'SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
+  } else {
+    const base = slugFromName(input.name);
+    slug = base;
+    for (let n = 2; await slugExists(deps.db, slug); n++) slug = `${base}-${n}`;
+  }
+
+  const apiKey = newApiKey();
+  const webhookSecret = newWebhookSecret();
+  const now = deps.clock.now();
+  let row;
+  try {
+    row = await deps.db
+      .insertInto('integrations')
+      .values({
+        brand_id: input.brand_id,
+        slug,
+        name: input.name,
+        api_key_hash: sha256Hex(apiKey),
+        webhook_url: input.webhook?.url ?? null,
+        webhook_event_types: input.webhook?.event_types ?? [...EVENT_TYPES],
+        webhook_timeout_seconds: input.webhook?.timeout_seconds ?? 10,
+        webhook_secret_enc: deps.secrets.encrypt(webhookSecret),
+        horizon_days: input.horizon_days ?? 365,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+  } catch (error) {
+    // two creates racing for the same derived slug
+    if ((error as { code?: string }).code === '23505') throw new AppError(409, 'SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
+    throw error;
+  }
+  return { integration: await staffIntegrationView(deps, row.id), api_key: apiKey, webhook_secret: webhookSecret };
+}
+
+export interface UpdateIntegrationInput {
+  name?: string;
+  webhook?: WebhookInput;
+  horizon_days?: number;
+  status?: 'active' | 'disabled';
+}
+
+export async function updateIntegration(deps: Deps, integrationId: number, input: UpdateIntegrationInput) {
+  checkWebhook(deps, input.webhook);
+  const current = await findIntegration(deps.db, integrationId);
+  if (!current) throw notFound('No such integration.');
+  const now = deps.clock.now();
+  const changes: Partial<Record<keyof IntegrationRow, unknown>> = { updated_at: now };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.horizon_days !== undefined) changes.horizon_days = input.horizon_days;
+  if (input.webhook?.url !== undefined) changes.webhook_url = input.webhook.url;
+  if (input.webhook?.event_types !== undefined) changes.webhook_event_types = input.webhook.event_types;
+  if (input.webhook?.timeout_seconds !== undefined) changes.webhook_timeout_seconds = input.webhook.timeout_seconds;
+  if (input.status === 'disabled') changes.status = 'disabled';
+  if (input.status === 'active' && current.status !== 'active') {
+    // Re-enabling (or resuming by status) starts delivery afresh from the queue's head.
+    Object.assign(changes, { status: 'active', paused_at: null, paused_reason: null, consecutive_failures: 0, first_failure_at: null, next_attempt_at: null });
+  }
+  await deps.db.updateTable('integrations').set(changes as never).where('id', '=', integrationId).execute();
+  deps.signals.emit('events', [integrationId]);
+  return staffIntegrationView(deps, integrationId);
+}
+
+export async function rotateApiKey(deps: Deps, integrationId: number) {
+  const apiKey = newApiKey();
+  const result = await deps.db
+    .updateTable('integrations')
+    .set({ api_key_hash: sha256Hex(apiKey), updated_at: deps.clock.now() })
+    .where('id', '=', integrationId)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) throw notFound('No such integration.');
+  return { api_key: apiKey };
+}
+
+/**
+ * The previous secret keeps verifying for 24 hours. A second rotation replaces it with the secret
+ * being retired then, so the original one ends at once.
+ */
+export async function rotateWebhookSecret(deps: Deps, integrationId: number) {
+  const secret = newWebhookSecret();
+  const now = deps.clock.now();
+  const updated = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('integrations').select(['webhook_secret_enc']).where('id', '=', integrationId).forUpdate().executeTakeFirst();
+    if (!row) return false;
+    await trx
+      .updateTable('integrations')
+      .set({
+        webhook_secret_enc: deps.secrets.encrypt(secret),
+        webhook_secret_prev_enc: row.webhook_secret_enc,
+        webhook_secret_prev_expires_at: new Date(now.getTime() + SECRET_OVERLAP_MS),
+        updated_at: now,
+      })
+      .where('id', '=', integrationId)
+      .execute();
+    return true;
+  });
+  if (!updated) throw notFound('No such integration.');
+  return { webhook_secret: secret };
+}
+
+/** The secrets that sign a delivery now: the current one first, then the previous one while it lasts. */
+export function liveWebhookSecrets(
+  deps: Pick<Deps, 'secrets' | 'clock'>,
+  row: Pick<IntegrationRow, 'webhook_secret_enc' | 'webhook_secret_prev_enc' | 'webhook_secret_prev_expires_at'>,
+): string[] {
+  const secrets = [deps.secrets.decrypt(row.webhook_secret_enc)];
+  if (row.webhook_secret_prev_enc && row.webhook_secret_prev_expires_at && row.webhook_secret_prev_expires_at.getTime() > deps.clock.nowMs()) {
+    secrets.push(deps.secrets.decrypt(row.webhook_secret_prev_enc));
+  }
+  return secrets;
+}
+
+/**
+ * Makes sure a staff token exists: STAFF_TOKEN's hash is stored when set; otherwise an empty
+ * database gets a generated token, returned once so that the caller prints it.
+ */
+export async function ensureStaffToken(deps: Deps): Promise<string | null> {
+  const now = deps.clock.now();
+  if (deps.config.staffToken) {
+    await deps.db
+      .insertInto('staff_tokens')
+      .values({ token_hash: sha256Hex(deps.config.staffToken), created_at: now })
+      .onConflict((oc) => oc.column('token_hash').doNothing())
+      .execute();
+    return null;
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    // serialise concurrent first starts (several workers) on the clock row
+    await trx.selectFrom('service_clock').select('id').where('id', '=', 1).forUpdate().execute();
+    const existing = await trx.selectFrom('staff_tokens').select('id').limit(1).executeTakeFirst();
+    if (existing) return null;
+    const token = newStaffToken();
+    await trx.insertInto('staff_tokens').values({ token_hash: sha256Hex(token), created_at: now }).execute();
+    return token;
+  });
+}

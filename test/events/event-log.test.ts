@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+async function makeProperty(brandId: number): Promise<number> {
+  const now = ctx.deps.clock.now();
+  const row = await ctx.deps.db
+    .insertInto('properties')
+    .values({ brand_id: brandId, name: 'Villa', created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+async function cover(integration: TestIntegration, propertyId: number, externalId: string | null = null) {
+  await ctx.deps.db
+    .insertInto('coverage')
+    .values({ integration_id: integration.id, property_id: propertyId, external_id: externalId, created_at: ctx.deps.clock.now() })
+    .execute();
+}
+
+function record(propertyId: number | null, actor: number | null, drafts: EventDraft[], only?: number) {
+  return ctx.deps.db.transaction().execute((trx) =>
+    appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: actor, onlyIntegrationId: only, build: () => drafts }),
+  );
+}
+
+const eventsOf = (integrationId: number) =>
+  ctx.deps.db.selectFrom('events').selectAll().where('integration_id', '=', integrationId).orderBy('sequence').execute();
+
+describe('event log', () => {
+  it('records the envelope for every covering integration with its own sequence, mapping and origin', async () => {
+    const a = await ctx.createIntegration({ webhook: { url: 'https://a.example.com/h', event_types: ['property.changed'] } });
+    const b = await ctx.createIntegration({ brandId: a.brandId });
+    const outsider = await ctx.createIntegration({ brandId: a.brandId });
+    const propertyId = await makeProperty(a.brandId);
+    await cover(a, propertyId, 'A-1');
+    await cover(b, propertyId);
+
+    await record(propertyId, a.id, [
+      { type: 'property.changed', data: { n: 1 } },
+      { type: 'rates.changed', window: { from: '2026-12-01', to: '2026-12-31' }, data: { n: 2 } },
+    ]);
+
+    const [ea1, ea2] = await eventsOf(a.id);
+    const eb = await eventsOf(b.id);
+    expect(await eventsOf(outsider.id)).toEqual([]);
+    expect(eb.map((e) => e.sequence)).toEqual([1, 2]);
+    const envelope = JSON.parse(ea1.body);
+    expect(envelope).toEqual({
+      id: ea1.id,
+      type: 'property.changed',
+      sequence: 1,
+      origin: 'partner',
+      version: '2026-09',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30$/),
+      integration: { id: a.id, slug: a.slug },
+      property: { doorloom_id: propertyId, external_id: 'A-1' },
+      window: null,
+      data: { n: 1 },
+    });
+    expect(ea1.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(JSON.parse(ea2.body)).toMatchObject({ sequence: 2, window: { from: '2026-12-01', to: '2026-12-31' } });
+    // a's subscription holds only property.changed: rates.changed is recorded but skipped
+    expect([ea1.delivery_status, ea2.delivery_status]).toEqual(['pending', 'skipped']);
+    expect(JSON.parse(eb[0].body)).toMatchObject({ origin: 'doorloom', property: { doorloom_id: propertyId, external_id: null } });
+    expect(new Set([ea1.id, ea2.id, eb[0].id, eb[1].id]).size).toBe(4);
+
+    const me = (await ctx.api(a.apiKey, 'GET', '/me')).json().data;
+    expect(me.webhook).toMatchObject({ last_sequence: 2, undelivered_events: 1 });
+    expect(me.covered_properties).toBe(1);
+  });
+
+  it('records nothing for a disabled integration, and nothing when the write rolls back', async () => {
+    const a = await ctx.createIntegration();
+    const propertyId = await makeProperty(a.brandId);
+    await cover(a, propertyId);
+    await ctx.staff('PATCH', `/integrations/${a.id}`, { status: 'disabled' });
+    await record(propertyId, null, [{ type: 'property.changed', data: {} }]);
+    expect(await eventsOf(a.id)).toEqual([]);
+
+    await ctx.staff('PATCH', `/integrations/${a.id}`, { status: 'active' });
+    await expect(
+      ctx.deps.db.transaction().execute(async (trx) => {
+        await appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: null, build: () => [{ type: 'property.changed', data: {} }] });
+        throw new Error('the write failed');
+      }),
+    ).rejects.toThrow('the write failed');
+    expect(await eventsOf(a.id)).toEqual([]);
+    await record(propertyId, null, [{ type: 'property.changed', data: {} }]);
+    expect((await eventsOf(a.id)).map((e) => e.sequence)).toEqual([1]); // no gap left by the rollback
+  });
+
+  it('records for the named integration only when asked (sync)', async () => {
+    const a = await ctx.createIntegration();
+    const b = await ctx.createIntegration({ brandId: a.brandId });
+    const propertyId = await makeProperty(a.brandId);
+    await cover(a, propertyId);
+    await cover(b, propertyId);
+    await record(propertyId, b.id, [{ type: 'availability.changed', data: {} }], b.id);
+    expect(await eventsOf(a.id)).toEqual([]);
+    expect((await eventsOf(b.id)).map((e) => e.origin)).toEqual(['partner']);
+  });
+
+  it('8 concurrent writers × 50 events yield sequences 1…400 exactly', async () => {
+    const a = await ctx.createIntegration();
+    const b = await ctx.createIntegration({ brandId: a.brandId });
+    const properties = await Promise.all(Array.from({ length: 8 }, () => makeProperty(a.brandId)));
+    for (const p of properties) {
+      await cover(a, p);
+      await cover(b, p);
+    }
+    await Promise.all(
+      properties.map(async (p) => {
+        for (let i = 0; i < 50; i++) await record(p, null, [{ type: 'availability.changed', data: { i } }]);
+      }),
+    );
+    for (const integration of [a, b]) {
+      const sequences = (await eventsOf(integration.id)).map((e) => e.sequence);
+      expect(sequences).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    }
+  });
+});

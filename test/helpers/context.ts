@@ -1,0 +1,136 @@
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import type { PGlite } from '@electric-sql/pglite';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { API_PREFIX, buildApp, STAFF_PREFIX } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { migrate, openDatabase, openPGlite, type Database } from '../../src/db/database.js';
+import type { Deps } from '../../src/deps.js';
+import { createClock } from '../../src/lib/clock.js';
+import { createSecretBox } from '../../src/lib/secrets.js';
+import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
+import pino from 'pino';
+import { expect } from 'vitest';
+
+export const STAFF_TOKEN = 'dls_TestStaffToken0000000000000000000000000';
+
+/** The engine under test: PostgreSQL when DATABASE_URL is set, in-memory PGlite otherwise. */
+export const databaseUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
+
+const shared = globalThis as unknown as { __pglite?: Promise<PGlite> };
+
+/** One PGlite per test worker process: opening one costs seconds, a fresh schema costs milliseconds. */
+function sharedPGlite(): Promise<PGlite> {
+  shared.__pglite ??= openPGlite(null);
+  return shared.__pglite;
+}
+
+export interface TestIntegration {
+  id: number;
+  slug: string;
+  apiKey: string;
+  webhookSecret: string;
+  brandId: number;
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  deps: Deps;
+  database: Database;
+  schema: string;
+  /** A request to the integrations API with the given key (path relative to the prefix). */
+  api(key: string | null, method: InjectOptions['method'], path: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** A request to the staff API with the staff token (path relative to the prefix). */
+  staff(method: InjectOptions['method'], path: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  createBrand(name?: string): Promise<number>;
+  createIntegration(options?: { brandId?: number; name?: string; webhook?: object; horizon_days?: number }): Promise<TestIntegration>;
+  advanceClock(seconds: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+let schemaCounter = 0;
+
+export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+  const config: Config = loadConfig({
+    DATABASE_URL: databaseUrl ?? 'memory:',
+    STAFF_TOKEN,
+    TEST_CLOCK: '1',
+    WEBHOOK_ALLOW_INSECURE: '1',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const schema = `t_${process.pid}_${++schemaCounter}_${randomBytes(3).toString('hex')}`;
+  const database = await openDatabase({
+    url: databaseUrl,
+    dataDir: '',
+    schema,
+    pglite: databaseUrl ? undefined : await sharedPGlite(),
+  });
+  await migrate(database.db, schema);
+  const deps: Deps = {
+    config,
+    db: database.db,
+    engine: database.engine,
+    clock: createClock(0),
+    secrets: createSecretBox(randomBytes(32)),
+    log: pino({ level: 'silent' }),
+    signals: new EventEmitter(),
+  };
+  await ensureStaffToken(deps);
+  const app = await buildApp(deps);
+  await app.ready();
+
+  const send = (prefix: string, token: string | null, method: InjectOptions['method'], path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    app.inject({
+      method,
+      url: prefix + path,
+      headers: {
+        accept: 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+
+  const ctx: TestContext = {
+    app,
+    deps,
+    database,
+    schema,
+    api: (key, method, path, body, headers) => send(API_PREFIX, key, method, path, body, headers),
+    staff: (method, path, body, headers) => send(STAFF_PREFIX, STAFF_TOKEN, method, path, body, headers),
+    async createBrand(name = 'Test Brand') {
+      const res = await ctx.staff('POST', '/brands', { name });
+      if (res.statusCode !== 201) throw new Error(`brand create failed: ${res.body}`);
+      return res.json().data.id;
+    },
+    async createIntegration(options = {}) {
+      const brandId = options.brandId ?? (await ctx.createBrand());
+      const res = await ctx.staff('POST', '/integrations', {
+        brand_id: brandId,
+        name: options.name ?? `Integration ${randomBytes(3).toString('hex')}`,
+        ...(options.webhook ? { webhook: options.webhook } : {}),
+        ...(options.horizon_days ? { horizon_days: options.horizon_days } : {}),
+      });
+      if (res.statusCode !== 201) throw new Error(`integration create failed: ${res.body}`);
+      const data = res.json().data;
+      return { id: data.integration.id, slug: data.integration.slug, apiKey: data.api_key, webhookSecret: data.webhook_secret, brandId };
+    },
+    async advanceClock(seconds) {
+      const res = await ctx.staff('POST', '/clock', { advance_seconds: seconds });
+      if (res.statusCode !== 200) throw new Error(`clock move failed: ${res.body}`);
+    },
+    async close() {
+      await app.close();
+      await database.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => {});
+      await database.close();
+    },
+  };
+  return ctx;
+}
+
+/** Asserts nothing itself: the failure envelope's parts, for expect(...).toMatchObject. */
+export function failure(code: string) {
+  return { success: false, code, message: expect.any(String) };
+}

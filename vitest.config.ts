@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// Test files share one worker process each (isolate: false) so that the embedded database is
+// opened once per worker; every file still gets its own fresh schema (test/helpers/context.ts).
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    pool: 'forks',
+    isolate: false,
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+  },
+});

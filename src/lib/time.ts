@@ -129,3 +129,24 @@ export function windowsForNights(nights: Iterable<string>): DateWindow[] {
   }
   return out;
 }
+
+/**
+ * The nights an integration's events cover: from today through the end of the calendar month in
+ * which the horizon ends (a month enters the horizon whole, on its first day: decisions §6).
+ */
+export function horizonEnd(today: string, horizonDays: number): string {
+  return lastOfMonth(addDays(today, horizonDays - 1));
+}
+
+/** Whole-month windows from today to the horizon's end (property create, sync). */
+export function horizonWindows(today: string, horizonDays: number): DateWindow[] {
+  return splitByMonth(today, horizonEnd(today, horizonDays));
+}
+
+/** Cuts a window of changed nights to [today, horizon end]; null when nothing is left. */
+export function clampToHorizon(window: DateWindow, today: string, horizonDays: number): DateWindow | null {
+  const from = window.from < today ? today : window.from;
+  const end = horizonEnd(today, horizonDays);
+  const to = window.to > end ? end : window.to;
+  return from <= to ? { from, to } : null;
+}

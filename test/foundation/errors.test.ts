@@ -13,7 +13,8 @@ afterAll(() => ctx.close());
 
 describe('error envelope', () => {
   it('401 UNAUTHENTICATED without a key, with a malformed header and with an unknown key', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer dlk_nope' }, { authorization: `Bearer ${integration.apiKey}x` }]) {
+    const variants: Record<string, string>[] = [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer dlk_nope' }, { authorization: `Bearer ${integration.apiKey}x` }];
+    for (const headers of variants) {
       const res = await ctx.api(null, 'GET', '/me', undefined, headers);
       expect(res.statusCode).toBe(401);
       expect(res.json()).toEqual(failure('UNAUTHENTICATED'));

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as foundation from './2026_11_22_0001_foundation.js';
+import * as properties from './2026_11_22_0002_properties.js';
 
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
@@ -7,4 +8,5 @@ import * as foundation from './2026_11_22_0001_foundation.js';
  */
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
+  '2026_11_22_0002_properties': properties,
 };

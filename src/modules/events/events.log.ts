@@ -24,6 +24,8 @@ export interface EventTarget {
   propertyExternalId: string | null;
   /** `partner` when this integration made the write, `doorloom` otherwise. */
   origin: 'partner' | 'doorloom';
+  /** Days ahead this integration's events cover (see horizonWindows / clampToHorizon in lib/time). */
+  horizonDays: number;
 }
 
 export interface EventDraft {
@@ -61,7 +63,7 @@ export interface AppendResult {
 export async function appendEvents(trx: Transaction<DB>, options: AppendOptions): Promise<AppendResult> {
   let query = trx
     .selectFrom('integrations as i')
-    .select(['i.id', 'i.slug', 'i.webhook_event_types'])
+    .select(['i.id', 'i.slug', 'i.webhook_event_types', 'i.horizon_days'])
     .where('i.status', '!=', 'disabled')
     .orderBy('i.id');
   if (options.propertyId !== null) {
@@ -70,7 +72,7 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
       .select('c.external_id');
   }
   if (options.onlyIntegrationId !== undefined) query = query.where('i.id', '=', options.onlyIntegrationId);
-  const targets = (await query.execute()) as Array<{ id: number; slug: string; webhook_event_types: string[]; external_id?: string | null }>;
+  const targets = (await query.execute()) as Array<{ id: number; slug: string; webhook_event_types: string[]; horizon_days: number; external_id?: string | null }>;
 
   const recorded = new Map<number, number>();
   const now = options.clock.now();
@@ -82,6 +84,7 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
       slug: target.slug,
       propertyExternalId: target.external_id ?? null,
       origin,
+      horizonDays: target.horizon_days,
     });
     if (drafts.length === 0) continue;
 

@@ -1,0 +1,43 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { notFound } from '../../http/errors.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+export interface CoveredProperty {
+  id: number;
+  externalId: string | null;
+  status: 'active' | 'inactive' | 'archived';
+  brandId: number;
+}
+
+/**
+ * Resolves a `{property}` path segment for an integration: the service id or the partner's
+ * external_id, whichever this integration recognises (the service id first when the segment is
+ * numeric and names a covered property). Anything not covered by the integration is null, so
+ * that callers answer 404 NOT_FOUND exactly as for a missing property.
+ */
+export async function findCoveredProperty(db: Q, integrationId: number, ref: string, forUpdate = false): Promise<CoveredProperty | null> {
+  const base = () => {
+    let q = db
+      .selectFrom('coverage as c')
+      .innerJoin('properties as p', 'p.id', 'c.property_id')
+      .select(['p.id', 'c.external_id', 'p.status', 'p.brand_id'])
+      .where('c.integration_id', '=', integrationId);
+    if (forUpdate) q = q.forUpdate();
+    return q;
+  };
+  let row;
+  if (/^[1-9][0-9]{0,9}$/.test(ref) && Number(ref) <= 2147483647) {
+    row = await base().where('p.id', '=', Number(ref)).executeTakeFirst();
+  }
+  row ??= await base().where('c.external_id', '=', ref).executeTakeFirst();
+  return row ? { id: row.id, externalId: row.external_id, status: row.status, brandId: row.brand_id } : null;
+}
+
+/** findCoveredProperty, or 404 NOT_FOUND. */
+export async function requireCoveredProperty(db: Q, integrationId: number, ref: string, forUpdate = false): Promise<CoveredProperty> {
+  const found = await findCoveredProperty(db, integrationId, ref, forUpdate);
+  if (!found) throw notFound('No such property.');
+  return found;
+}

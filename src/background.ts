@@ -1,34 +1,80 @@
 import type { Deps } from './deps.js';
+import { kolkataDate } from './lib/time.js';
 import { loadClockOffset } from './modules/integrations/integrations.sql.js';
 
 export interface Background {
   stop(): Promise<void>;
 }
 
+/** A job that runs once per Asia/Kolkata day (service clock), and on demand through the staff API. */
+export interface DailyJob {
+  name: string;
+  run(deps: Deps): Promise<unknown>;
+}
+
 /**
- * Starts the background loops of this process. Each loop reads the service clock, and claims its
+ * The daily jobs. Each module exports its job; the staff route `POST /jobs/{name}/run` runs one now.
+ */
+export const dailyJobs: DailyJob[] = [];
+
+/**
+ * Claims today's run of a job (one process wins, however many share the database) and runs it.
+ * Returns false when today's run was already claimed.
+ */
+export async function runDailyJobOnce(deps: Deps, job: DailyJob): Promise<boolean> {
+  const day = kolkataDate(deps.clock.now());
+  const claimed = await deps.db
+    .insertInto('job_runs')
+    .values({ name: job.name, day, started_at: deps.clock.now() })
+    .onConflict((oc) => oc.columns(['name', 'day']).doNothing())
+    .returning('name')
+    .executeTakeFirst();
+  if (!claimed) return false;
+  await job.run(deps);
+  await deps.db.updateTable('job_runs').set({ finished_at: deps.clock.now() }).where('name', '=', job.name).where('day', '=', day).execute();
+  return true;
+}
+
+/**
+ * Starts the background loops of this process. Each loop reads the service clock and claims its
  * work in the database, so several processes can run them side by side.
  */
 export function startBackground(deps: Deps): Background {
   const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, task: () => Promise<unknown>, what: string) => {
+    let running = false;
+    const tick = () => {
+      if (running) return;
+      running = true;
+      task()
+        .catch((error) => deps.log.warn({ err: error }, `${what} failed`))
+        .finally(() => (running = false));
+    };
+    timers.push(setInterval(tick, ms).unref());
+    return tick;
+  };
+
   if (deps.config.testClock) {
     // Another process may have moved the shared test clock.
-    timers.push(
-      setInterval(() => {
-        loadClockOffset(deps.db)
-          .then((offset) => {
-            if (offset !== deps.clock.offsetSeconds()) {
-              deps.clock.setOffsetSeconds(offset);
-              deps.signals.emit('clock');
-            }
-          })
-          .catch((error) => deps.log.warn({ err: error }, 'test clock refresh failed'));
-      }, 500).unref(),
-    );
+    every(500, async () => {
+      const offset = await loadClockOffset(deps.db);
+      if (offset !== deps.clock.offsetSeconds()) {
+        deps.clock.setOffsetSeconds(offset);
+        deps.signals.emit('clock');
+      }
+    }, 'test clock refresh');
   }
+
+  const runJobs = every(30_000, async () => {
+    for (const job of dailyJobs) await runDailyJobOnce(deps, job);
+  }, 'daily jobs');
+  deps.signals.on('clock', runJobs);
+  setImmediate(runJobs);
+
   return {
     async stop() {
       for (const t of timers) clearInterval(t);
+      deps.signals.off('clock', runJobs);
     },
   };
 }

@@ -85,7 +85,15 @@ export interface EventsTable {
   delivered_at: Timestamp | null;
 }
 
+export interface JobRunsTable {
+  name: string;
+  day: string;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
 export interface CoreTables {
+  job_runs: JobRunsTable;
   service_clock: ServiceClockTable;
   staff_tokens: StaffTokensTable;
   brands: BrandsTable;

@@ -7,6 +7,7 @@ import { failureBody } from './http/envelope.js';
 import { AppError } from './http/errors.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
+import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -88,6 +89,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     async (staff) => {
       staff.addHook('onRequest', staffAuth(deps));
       registerStaffIntegrationRoutes(staff, deps);
+      registerStaffJobRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );

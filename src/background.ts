@@ -13,7 +13,8 @@ export interface DailyJob {
 }
 
 /**
- * The daily jobs. Each module exports its job; the staff route `POST /jobs/{name}/run` runs one now.
+ * The daily jobs: each module exports its DailyJob and it is listed here. The staff route
+ * `POST /jobs/{name}/run` runs one now.
  */
 export const dailyJobs: DailyJob[] = [];
 

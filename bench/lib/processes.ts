@@ -1,0 +1,149 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+export const STAFF_TOKEN = 'dls_BenchStaffToken000000000000000000000000';
+export const SECRETS_KEY = 'ab'.repeat(32);
+
+const children = new Set<ChildProcess>();
+const cleanups: Array<() => Promise<void>> = [];
+
+/** Every process and database the bench started is stopped, whatever happens. */
+export async function cleanupAll(): Promise<void> {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+}
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface Service {
+  base: string;
+  pid: number;
+  stop(): Promise<void>;
+  rssMb(): Promise<number>;
+}
+
+async function waitReady(base: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}/readyz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error('service did not become ready');
+}
+
+/** Starts the built service (dist/main.js) with the given environment. */
+export async function startService(env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-bench-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      STAFF_TOKEN,
+      SECRETS_KEY,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_INSECURE: '1',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.add(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(base, child);
+  return {
+    base,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      if (!(await Promise.race([exited.then(() => true), sleep(8000).then(() => false)]))) child.kill('SIGKILL');
+      children.delete(child);
+    },
+    rssMb: () => processRssMb(child.pid!),
+  };
+}
+
+/** Resident memory of a process and its children (cluster workers), in MiB. */
+export async function processRssMb(pid: number): Promise<number> {
+  const { execFileSync } = await import('node:child_process');
+  try {
+    const out = execFileSync('ps', ['-o', 'rss=', '--pid', String(pid), '--ppid', String(pid)], { encoding: 'utf8' });
+    return Math.round(out.split('\n').filter(Boolean).reduce((sum, line) => sum + Number(line.trim()), 0) / 1024);
+  } catch {
+    return NaN;
+  }
+}
+
+/** A throwaway PostgreSQL database for one bench run; dropped at the end. */
+export async function createBenchDatabase(adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test'): Promise<string> {
+  const name = `bench_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Starts a plain Node process running a script file (baselines, receivers). */
+export async function startScript(script: string, env: Record<string, string>, readyLine: RegExp): Promise<{ stop(): Promise<void>; output: string[] }> {
+  const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  const output: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 20_000);
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      output.push(...chunk.split('\n').filter(Boolean));
+      if (readyLine.test(chunk)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return {
+    output,
+    async stop() {
+      child.kill('SIGTERM');
+      children.delete(child);
+    },
+  };
+}

@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     isolate: false,
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

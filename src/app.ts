@@ -3,11 +3,18 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './http/auth.js';
+import { checkJsonShape, clientErrorHandler, frameworkErrors } from './http/caps.js';
 import { failureBody } from './http/envelope.js';
 import { AppError } from './http/errors.js';
+import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
 import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
+import { registerPropertyRoutes, registerStaffPropertyRoutes } from './modules/properties/properties.routes.js';
+import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/calendar/calendar.routes.js';
+import { registerEventRoutes } from './modules/events/events.routes.js';
+import { registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -31,6 +38,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${process.pid}-${(++requestCounter).toString(36)}`;
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Refusals before routing (oversized headers, malformed HTTP or paths) answer in the envelope too.
+    clientErrorHandler,
+    frameworkErrors,
     ajv: { customOptions: { allErrors: true } },
   });
 
@@ -44,12 +54,17 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if ((body as string).trim() === '') return done(null, undefined);
+    const refused = checkJsonShape(body as string); // too deep or too many values: refused before parsing
+    if (refused) return done(refused, undefined);
     parseJson(req, body as string, done);
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
+  // Before the API scope: its onRoute hook classifies the API's routes into rate tiers.
+  const rateLimiter = installRateLimit(app, deps, API_PREFIX);
 
   installErrorHandling(app);
 
@@ -79,8 +94,12 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   await app.register(
     async (api) => {
-      api.addHook('onRequest', integrationAuth(deps));
+      api.addHook('onRequest', rateLimiter.guard(integrationAuth(deps)));
       registerIntegrationRoutes(api, deps);
+      registerPropertyRoutes(api, deps);
+      registerCalendarRoutes(api, deps);
+      registerEventRoutes(api, deps);
+      registerBookingRoutes(api, deps);
     },
     { prefix: API_PREFIX },
   );
@@ -90,6 +109,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       staff.addHook('onRequest', staffAuth(deps));
       registerStaffIntegrationRoutes(staff, deps);
       registerStaffJobRoutes(staff, deps);
+      registerStaffPropertyRoutes(staff, deps);
+      registerStaffCalendarRoutes(staff, deps);
+      registerStaffWebhookRoutes(staff, deps);
+      registerStaffBookingRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );

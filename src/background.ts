@@ -1,6 +1,12 @@
 import type { Deps } from './deps.js';
 import { kolkataDate } from './lib/time.js';
 import { loadClockOffset } from './modules/integrations/integrations.sql.js';
+import { inactiveSweep } from './modules/properties/properties.jobs.js';
+import { horizonRollJob } from './modules/calendar/calendar.horizon.js';
+import { retentionJob } from './modules/events/events.retention.js';
+import { startSyncRunner } from './modules/events/events.sync.js';
+import { createClaims } from './modules/webhooks/webhooks.claims.js';
+import { startDeliveryWorker } from './modules/webhooks/webhooks.worker.js';
 
 export interface Background {
   stop(): Promise<void>;
@@ -16,7 +22,7 @@ export interface DailyJob {
  * The daily jobs: each module exports its DailyJob and it is listed here. The staff route
  * `POST /jobs/{name}/run` runs one now.
  */
-export const dailyJobs: DailyJob[] = [];
+export const dailyJobs: DailyJob[] = [horizonRollJob, inactiveSweep, retentionJob];
 
 /**
  * Claims today's run of a job (one process wins, however many share the database) and runs it.
@@ -72,10 +78,17 @@ export function startBackground(deps: Deps): Background {
   deps.signals.on('clock', runJobs);
   setImmediate(runJobs);
 
+  // Webhook delivery and sync jobs share one set of claims (one advisory-lock session on PostgreSQL).
+  const claims = createClaims(deps);
+  const delivery = startDeliveryWorker(deps, { claims });
+  const sync = startSyncRunner(deps, { claims });
+
   return {
     async stop() {
       for (const t of timers) clearInterval(t);
       deps.signals.off('clock', runJobs);
+      await Promise.all([delivery.stop(), sync.stop()]);
+      await claims.close();
     },
   };
 }

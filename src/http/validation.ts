@@ -32,8 +32,11 @@ function messageOf(error: ErrorObject): string {
   switch (error.keyword) {
     case 'required':
       return 'is required';
-    case 'type':
-      return `must be ${p.type === 'integer' ? 'an integer' : `a${/^[aeiou]/.test(String(p.type)) ? 'n' : ''} ${p.type}`}`;
+    case 'type': {
+      // `type: ['string', 'null']` (a nullable field) reads "must be a string or null".
+      const article = (t: unknown) => (t === 'null' ? 'null' : t === 'integer' ? 'an integer' : `a${/^[aeiou]/.test(String(t)) ? 'n' : ''} ${t}`);
+      return `must be ${(Array.isArray(p.type) ? p.type : [p.type]).map(article).join(' or ')}`;
+    }
     case 'maxLength':
       return `must be at most ${p.limit} characters`;
     case 'minLength':
@@ -66,12 +69,19 @@ function messageOf(error: ErrorObject): string {
  * union (anyOf, e.g. "string or null") reports one message for its path instead of one per branch.
  */
 export function toFieldErrors(errors: ErrorObject[], prefix = ''): FieldErrors {
+  // Group once by path: a failed union is explained by its branches at the same path.
+  const byPath = new Map<string, ErrorObject[]>();
+  for (const e of errors) {
+    const list = byPath.get(e.instancePath);
+    if (list) list.push(e);
+    else byPath.set(e.instancePath, [e]);
+  }
   const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
   const out: FieldErrors = {};
   for (const error of errors) {
     let message: string;
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
-      const branches = errors.filter((e) => e.instancePath === error.instancePath && e.keyword !== error.keyword);
+      const branches = byPath.get(error.instancePath)!.filter((e) => e.keyword !== error.keyword);
       const allowed = branches.flatMap((e) =>
         e.keyword === 'const' ? [e.params.allowedValue] : e.keyword === 'enum' ? (e.params.allowedValues as unknown[]) : [],
       );

@@ -59,7 +59,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const schema = `t_${process.pid}_${++schemaCounter}_${randomBytes(3).toString('hex')}`;
+  const schema = `t_${process.env.TEST_RUN_ID ?? 'x'}_${process.pid}_${++schemaCounter}_${randomBytes(3).toString('hex')}`;
   const database = await openDatabase({
     url: databaseUrl,
     dataDir: '',
@@ -123,7 +123,9 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     },
     async close() {
       await app.close();
-      await database.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => {});
+      // PGlite: drop the schema now (one session, nothing runs beside it). PostgreSQL: the global
+      // teardown drops every test schema once the run is over (see global-setup.ts).
+      if (database.engine === 'pglite') await database.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => {});
       await database.close();
     },
   };

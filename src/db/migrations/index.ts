@@ -2,6 +2,12 @@ import type { Migration } from 'kysely';
 import * as foundation from './2026_11_22_0001_foundation.js';
 import * as properties from './2026_11_22_0002_properties.js';
 import * as jobRuns from './2026_11_22_0003_job_runs.js';
+import * as idempotency from './2026_11_22_0004_idempotency.js';
+import * as calendar from './2026_11_22_0010_calendar.js';
+import * as webhookDelivery from './2026_11_22_0020_webhook_delivery.js';
+import * as sync from './2026_11_22_0021_sync.js';
+import * as rateLimits from './2026_11_22_0030_rate_limits.js';
+import * as bookings from './2026_11_22_0040_bookings.js';
 
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
@@ -11,4 +17,10 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
   '2026_11_22_0002_properties': properties,
   '2026_11_22_0003_job_runs': jobRuns,
+  '2026_11_22_0004_idempotency': idempotency,
+  '2026_11_22_0010_calendar': calendar,
+  '2026_11_22_0020_webhook_delivery': webhookDelivery,
+  '2026_11_22_0021_sync': sync,
+  '2026_11_22_0030_rate_limits': rateLimits,
+  '2026_11_22_0040_bookings': bookings,
 };

@@ -1,3 +1,4 @@
+import { lookup as dnsLookup, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 
 /**
@@ -87,5 +88,45 @@ export function webhookUrlProblem(raw: string, allowInsecure: boolean): string |
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && isForbiddenAddress(host)) return 'must not point at a loopback, private, link-local or reserved address';
   if (/^(localhost|.*\.localhost|.*\.local|.*\.internal)$/i.test(host)) return 'must not point at a local host name';
+  return null;
+}
+
+/** A delivery refused by the SSRF guard, before or while connecting. */
+export class ForbiddenTargetError extends Error {
+  readonly code = 'FORBIDDEN_ADDRESS';
+}
+
+type LookupAddress = { address: string; family: number };
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * The `lookup` given to every outgoing webhook connection: resolves as usual, then refuses when
+ * any resolved address is forbidden. Checking here, on the address actually connected to, is what
+ * stops DNS rebinding (a name that was public when staff set it and is private now).
+ */
+export function guardedLookup(resolve: typeof dnsLookup = dnsLookup) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as unknown as LookupAddress[];
+      const bad = list.find((a) => isForbiddenAddress(a.address));
+      if (bad) return callback(new ForbiddenTargetError(`${hostname} resolves to ${bad.address}, a loopback, private, link-local or reserved address`), '', 0);
+      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      if (options.all) return callback(null, list);
+      return callback(null, list[0].address, list[0].family);
+    });
+  };
+}
+
+/**
+ * The check made before each delivery, with what can be judged without DNS: scheme, credentials
+ * and IP literals (Node does not call `lookup` for an IP literal, so it is judged here). Returns a
+ * reason to refuse, or null.
+ */
+export function deliveryTargetProblem(url: URL, allowInsecure: boolean): string | null {
+  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) return `${url.protocol} URLs are not allowed; use https`;
+  if (allowInsecure) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) && isForbiddenAddress(host)) return `${host} is a loopback, private, link-local or reserved address`;
   return null;
 }

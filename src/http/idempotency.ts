@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { randomToken } from '../lib/ids.js';
+import { AppError } from './errors.js';
+
+/**
+ * Idempotency of the create endpoints (decisions §8), one mechanism for all of them:
+ *
+ *   api.post('/bookings', { ...idempotent(deps), schema }, handler)
+ *
+ * `preValidation` checks the `Idempotency-Key`, then claims it by inserting the record (the primary
+ * key conflicts for any other request with that key, in any process sharing the database) or
+ * answers from the record: a replay of the stored response, 409 IN_PROGRESS, or 422
+ * IDEMPOTENCY_KEY_REUSED. `onSend` stores whatever the claimed request answered, refusals
+ * included, byte for byte; a 5xx releases the key so that the client's retry runs again.
+ *
+ * It runs before body validation on purpose: a 422 VALIDATION_FAILED is a stored refusal too, so
+ * a corrected body needs a new key (the contract's retry guidance).
+ */
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** An in-progress record older than this was left by a crashed request and may be taken over. */
+export const IDEMPOTENCY_TAKEOVER_MS = 60 * 1000;
+/** 8 to 128 visible ASCII characters. */
+const KEY_RE = /^[\x21-\x7e]{8,128}$/;
+
+interface Claim {
+  integrationId: number;
+  key: string;
+  token: string;
+}
+
+/** Requests that hold a claim; onSend stores their answer. */
+const claims = new WeakMap<FastifyRequest, Claim>();
+
+/** JSON with object keys sorted at every depth (array order kept): key order is irrelevant. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.keys(value)
+    .sort()
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/** SHA-256 over method, path and the key-sorted JSON body. */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body ?? null)}`, 'utf8').digest('hex');
+}
+
+function requestPath(request: FastifyRequest): string {
+  const path = request.url.split('?')[0];
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+export type ClaimOutcome =
+  | { kind: 'claimed'; token: string }
+  | { kind: 'replay'; status: number; contentType: string; body: string };
+
+const inProgress = () =>
+  new AppError(409, 'IN_PROGRESS', 'A request with this Idempotency-Key is still being processed. Retry in a few seconds.');
+
+/**
+ * Claims `key` for this request or says how to answer instead. Every step is one statement that
+ * either wins or observes the winner, so concurrent requests (and processes) agree.
+ */
+export async function claimIdempotencyKey(
+  db: Kysely<DB>,
+  input: { integrationId: number; key: string; method: string; path: string; fingerprint: string; nowMs: number },
+): Promise<ClaimOutcome> {
+  const now = new Date(input.nowMs);
+  const fresh = (token: string) => ({
+    fingerprint: input.fingerprint,
+    request_method: input.method,
+    request_path: input.path,
+    state: 'in_progress' as const,
+    claim_token: token,
+    claimed_at: now,
+    created_at: now,
+    expires_at: new Date(input.nowMs + IDEMPOTENCY_TTL_MS),
+    response_status: null,
+    response_content_type: null,
+    response_body: null,
+  });
+
+  // A few rounds at most: each lost race means another request changed the record just now.
+  for (let round = 0; round < 4; round++) {
+    const token = randomToken('', 24);
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values({ integration_id: input.integrationId, key: input.key, ...fresh(token) })
+      .onConflict((oc) => oc.columns(['integration_id', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (inserted) return { kind: 'claimed', token };
+
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('integration_id', '=', input.integrationId)
+      .where('key', '=', input.key)
+      .executeTakeFirst();
+    if (!row) continue; // released by a failed request in between
+
+    if (row.expires_at.getTime() <= input.nowMs) {
+      // Forgotten after 24 hours: the key starts over, whatever it was used for.
+      const replaced = await db
+        .updateTable('idempotency_keys')
+        .set(fresh(token))
+        .where('integration_id', '=', input.integrationId)
+        .where('key', '=', input.key)
+        .where('claim_token', '=', row.claim_token)
+        .returning('key')
+        .executeTakeFirst();
+      if (replaced) return { kind: 'claimed', token };
+      continue;
+    }
+
+    if (row.fingerprint !== input.fingerprint) {
+      throw new AppError(
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
+      );
+    }
+    if (row.state === 'completed') {
+      return { kind: 'replay', status: row.response_status!, contentType: row.response_content_type!, body: row.response_body! };
+    }
+    if (input.nowMs - row.claimed_at.getTime() < IDEMPOTENCY_TAKEOVER_MS) throw inProgress();
+
+    // Left in progress by a request that crashed: take it over (compare-and-swap on the token).
+    const taken = await db
+      .updateTable('idempotency_keys')
+      .set({ claim_token: token, claimed_at: now })
+      .where('integration_id', '=', input.integrationId)
+      .where('key', '=', input.key)
+      .where('claim_token', '=', row.claim_token)
+      .where('state', '=', 'in_progress')
+      .returning('key')
+      .executeTakeFirst();
+    if (taken) return { kind: 'claimed', token };
+  }
+  throw inProgress();
+}
+
+/** Stores the claimed request's answer; a no-op when the claim was taken over meanwhile. */
+export async function completeIdempotencyKey(
+  db: Kysely<DB>,
+  claim: Claim,
+  response: { status: number; contentType: string; body: string },
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'completed', response_status: response.status, response_content_type: response.contentType, response_body: response.body })
+    .where('integration_id', '=', claim.integrationId)
+    .where('key', '=', claim.key)
+    .where('claim_token', '=', claim.token)
+    .execute();
+}
+
+/** Forgets a claim (the request failed on our side; the client's retry should run again). */
+export async function releaseIdempotencyKey(db: Kysely<DB>, claim: Claim): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('integration_id', '=', claim.integrationId)
+    .where('key', '=', claim.key)
+    .where('claim_token', '=', claim.token)
+    .execute();
+}
+
+/** Deletes records past their 24 hours (a replaced key would be overwritten anyway; this bounds the table). */
+export async function purgeExpiredIdempotencyKeys(db: Kysely<DB>, nowMs: number): Promise<number> {
+  const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', new Date(nowMs)).executeTakeFirst();
+  return Number(result.numDeletedRows ?? 0);
+}
+
+/**
+ * The route hooks that make a create endpoint idempotent. Spread them into the route options of an
+ * integrations-API route (they need `request.integration`).
+ */
+export function idempotent(deps: Deps) {
+  return {
+    async preValidation(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+      const header = request.headers['idempotency-key'];
+      const key = typeof header === 'string' ? header : undefined;
+      if (key === undefined || !KEY_RE.test(key)) {
+        throw new AppError(
+          422,
+          'IDEMPOTENCY_KEY_REQUIRED',
+          'Send an Idempotency-Key header of 8 to 128 visible ASCII characters, unique per create attempt.',
+        );
+      }
+      const integrationId = request.integration.id;
+      const path = requestPath(request);
+      const outcome = await claimIdempotencyKey(deps.db, {
+        integrationId,
+        key,
+        method: request.method,
+        path,
+        fingerprint: requestFingerprint(request.method, path, request.body),
+        nowMs: deps.clock.nowMs(),
+      });
+      if (outcome.kind === 'claimed') {
+        claims.set(request, { integrationId, key, token: outcome.token });
+        return undefined;
+      }
+      // A string payload with its Content-Type set goes out as these exact bytes.
+      return reply
+        .code(outcome.status)
+        .header('content-type', outcome.contentType)
+        .header('idempotent-replayed', 'true')
+        .send(outcome.body);
+    },
+
+    async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+      const claim = claims.get(request);
+      if (!claim) return payload;
+      claims.delete(request);
+      try {
+        if (reply.statusCode >= 500) {
+          await releaseIdempotencyKey(deps.db, claim);
+        } else {
+          const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload ?? '');
+          const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+          await completeIdempotencyKey(deps.db, claim, { status: reply.statusCode, contentType, body });
+        }
+      } catch (error) {
+        // The answer itself stands; the record stays in progress and is taken over after 60 s.
+        request.log.error({ err: error }, 'could not store the idempotent response');
+      }
+      return payload;
+    },
+  };
+}

@@ -1,0 +1,390 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { AppError } from './errors.js';
+
+/**
+ * Request rate limits of the integrations API (contract: Limits → Request rate; decisions §8).
+ *
+ * Fixed windows of one minute aligned to the service clock. Every request counts against the
+ * per-source-IP tier (authenticated or not) and, once authenticated, against its integration's
+ * overall tier and its endpoint tier. A refused request still counts. Counters live in PostgreSQL
+ * (one upsert statement for all tiers of a request, shared by every process) or, on the embedded
+ * engine, in process memory (no database round trip).
+ *
+ * Order: an address this process already knows to be over its limit is refused before the key is
+ * looked at. Otherwise the key is checked, and the address is counted together with the
+ * integration's tiers in the same statement (or alone, when the key is refused), so an
+ * authenticated request costs one round trip and 429 still wins over 401 for an address over the
+ * limit.
+ */
+
+export interface Tier {
+  /** Policy name in the `RateLimit` and `RateLimit-Policy` fields. */
+  name: string;
+  /** Requests per window. */
+  limit: number;
+  /** What the tier covers, for the 429 message. */
+  covers: string;
+}
+
+export const WINDOW_SECONDS = 60;
+const WINDOW_MS = WINDOW_SECONDS * 1000;
+
+export const IP_TIER: Tier = { name: 'ip', limit: 600, covers: 'all calls from one source address' };
+export const INTEGRATION_TIER: Tier = { name: 'integration', limit: 300, covers: 'all calls of this integration' };
+
+const ME: Tier = { name: 'me', limit: 60, covers: 'GET /me' };
+const PROPERTY_READS: Tier = { name: 'property-reads', limit: 120, covers: 'property reads (GET /properties and the snapshots)' };
+const EVENT_REPLAY: Tier = { name: 'event-replay', limit: 120, covers: 'event replay (GET /events)' };
+const BOOKING_READS: Tier = { name: 'booking-reads', limit: 120, covers: 'booking reads' };
+const BOOKING_WRITES: Tier = { name: 'booking-writes', limit: 60, covers: 'booking writes (create, update, cancel)' };
+const PROPERTY_WRITES: Tier = { name: 'property-writes', limit: 30, covers: 'property writes (POST /properties and PUT /properties/{property})' };
+const BULK: Tier = { name: 'bulk-property-writes', limit: 6, covers: 'bulk property writes (POST and PUT /properties/bulk)' };
+
+/**
+ * The endpoint tiers, by method and path relative to the API prefix, exactly as the contract and
+ * decisions §3 name them. A `{…}` segment is a path parameter, whatever the route calls it. Routes
+ * are classified by their registered pattern, so modules need nothing of their own; a route listed
+ * here before its module exists simply starts counting when it is registered.
+ */
+export const ENDPOINT_TIERS: Readonly<Record<string, Tier>> = {
+  'GET /me': ME,
+
+  'GET /properties': PROPERTY_READS,
+  'GET /properties/{property}': PROPERTY_READS,
+  'GET /properties/{property}/availability': PROPERTY_READS,
+  'GET /properties/{property}/rates': PROPERTY_READS,
+  'GET /properties/{property}/restrictions': PROPERTY_READS,
+
+  'GET /events': EVENT_REPLAY,
+
+  'GET /bookings': BOOKING_READS,
+  'GET /bookings/{id}': BOOKING_READS,
+  'GET /bookings/external/{external_booking_id}': BOOKING_READS,
+
+  'POST /bookings': BOOKING_WRITES,
+  'PATCH /bookings/{id}': BOOKING_WRITES,
+  'PATCH /bookings/external/{external_booking_id}': BOOKING_WRITES,
+  'POST /bookings/{id}/cancel': BOOKING_WRITES,
+  'POST /bookings/external/{external_booking_id}/cancel': BOOKING_WRITES,
+
+  'POST /properties': PROPERTY_WRITES,
+  'PUT /properties/{property}': PROPERTY_WRITES,
+
+  'POST /properties/bulk': BULK,
+  'PUT /properties/bulk': BULK,
+};
+
+/** Routes that count against the overall tiers only: POST /sync has its own daily quota (events.sync). */
+export const OVERALL_ONLY: readonly string[] = ['POST /sync'];
+
+/** `GET /properties/:property` and `GET /properties/{property}` → `GET /properties/{}`; HEAD counts as GET. */
+export function routeKey(method: string, path: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${path.replace(/\/[:{][^/]*/g, '/{}')}`;
+}
+
+const TIER_BY_KEY = new Map(Object.entries(ENDPOINT_TIERS).map(([key, tier]) => [routeKey(key.split(' ')[0], key.split(' ')[1]), tier]));
+
+/** The endpoint tier of a route pattern relative to the prefix; null when only the overall tiers apply. */
+export function endpointTier(method: string, path: string): Tier | null {
+  return TIER_BY_KEY.get(routeKey(method, path)) ?? null;
+}
+
+/**
+ * The bucket of a source address. IPv4-mapped IPv6 is plain IPv4. Other IPv6 addresses count per
+ * /64, the block one subscriber usually holds, so that rotating through one's own addresses does
+ * not multiply the allowance.
+ */
+export function addressBucket(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip)) return ip.slice(7);
+  const bare = ip.split('%')[0].toLowerCase();
+  const halves = bare.split('::');
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length > 1 && halves[1] ? halves[1].split(':') : [];
+  const groups = halves.length > 1 ? [...head, ...Array<string>(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail] : head;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counter stores
+
+interface CounterStore {
+  /** Adds one to each bucket in the window; the counts afterwards, in the order given. */
+  hit(window: number, buckets: string[]): number[] | Promise<number[]>;
+  /** The highest count this process has seen for the bucket in the window (never above the truth). */
+  seen(window: number, bucket: string): number;
+}
+
+/** Counts of the current window only: the next window starts from an empty map. */
+class WindowCounts {
+  private window = -1;
+  private counts = new Map<string, number>();
+
+  /** The map of the window; an older window (the clock stepped back) keeps counting in the current one. */
+  of(window: number): Map<string, number> {
+    if (window > this.window) {
+      this.window = window;
+      this.counts = new Map();
+    }
+    return this.counts;
+  }
+
+  get(window: number, bucket: string): number {
+    return window > this.window ? 0 : (this.counts.get(bucket) ?? 0);
+  }
+}
+
+/** The embedded engine: one process owns the database, so its memory is the truth. */
+class MemoryStore implements CounterStore {
+  private readonly counts = new WindowCounts();
+
+  hit(window: number, buckets: string[]): number[] {
+    const map = this.counts.of(window);
+    return buckets.map((bucket) => {
+      const count = (map.get(bucket) ?? 0) + 1;
+      map.set(bucket, count);
+      return count;
+    });
+  }
+
+  seen(window: number, bucket: string): number {
+    return this.counts.get(window, bucket);
+  }
+}
+
+/** PostgreSQL: one upsert per request, shared by every process using the database. */
+class PostgresStore implements CounterStore {
+  private readonly local = new WindowCounts();
+  private sweptWindow = -1;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly log: Deps['log'],
+  ) {}
+
+  async hit(window: number, buckets: string[]): Promise<number[]> {
+    if (window > this.sweptWindow) this.sweep(window);
+    // Rows are locked in the order given (ip, integration, endpoint tier, the same in every
+    // request), so concurrent statements cannot deadlock on each other.
+    const { rows } = await sql<{ bucket: string; hits: number }>`
+      insert into rate_limit_counters (window_minute, bucket, hits)
+      select ${window}, bucket, 1 from unnest(${buckets}::text[]) as bucket
+      on conflict (window_minute, bucket) do update set hits = rate_limit_counters.hits + 1
+      returning bucket, hits
+    `.execute(this.db);
+    const local = this.local.of(window);
+    return buckets.map((bucket) => {
+      const hits = rows.find((row) => row.bucket === bucket)?.hits ?? 1;
+      if (hits > (local.get(bucket) ?? 0)) local.set(bucket, hits);
+      return hits;
+    });
+  }
+
+  seen(window: number, bucket: string): number {
+    return this.local.get(window, bucket);
+  }
+
+  /**
+   * Drops windows before the previous one, once per window per process, without holding up the
+   * request. The previous window stays for processes whose clocks run a little behind.
+   */
+  private sweep(window: number): void {
+    this.sweptWindow = window;
+    sql`delete from rate_limit_counters where window_minute < ${window - 1}`.execute(this.db).catch((error: unknown) => {
+      this.log.warn({ err: error }, 'rate limit counters: sweeping old windows failed');
+    });
+  }
+}
+
+// One store per database handle: every app built on the same handle shares the counters.
+const stores = new WeakMap<object, CounterStore>();
+
+function storeFor(deps: Deps): CounterStore {
+  let store = stores.get(deps.db);
+  if (!store) {
+    store = deps.engine === 'postgres' ? new PostgresStore(deps.db, deps.log) : new MemoryStore();
+    stores.set(deps.db, store);
+  }
+  return store;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headers and refusals
+
+interface Usage {
+  tier: Tier;
+  remaining: number;
+  exceeded: boolean;
+}
+
+const usage = (tier: Tier, count: number): Usage => ({ tier, remaining: Math.max(0, tier.limit - count), exceeded: count > tier.limit });
+
+/** The tier that binds first: least remaining, then one already exceeded, then the smaller limit. */
+function tightest(usages: Usage[]): Usage {
+  let best = usages[0];
+  for (const u of usages) {
+    const better =
+      u.remaining !== best.remaining
+        ? u.remaining < best.remaining
+        : u.exceeded !== best.exceeded
+          ? u.exceeded
+          : u.tier.limit < best.tier.limit;
+    if (better) best = u;
+  }
+  return best;
+}
+
+// The policy field does not change between responses of one route, so it is built once per tier set.
+const policyFields = new Map<string, string>();
+
+function policyField(usages: Usage[]): string {
+  const key = usages.map((u) => u.tier.name).join(',');
+  let field = policyFields.get(key);
+  if (!field) {
+    field = usages.map((u) => `"${u.tier.name}";q=${u.tier.limit};w=${WINDOW_SECONDS}`).join(', ');
+    policyFields.set(key, field);
+  }
+  return field;
+}
+
+/**
+ * `X-RateLimit-Limit` / `X-RateLimit-Remaining` of the tightest tier (the contract), and every
+ * tier of the request in the IETF fields of draft-ietf-httpapi-ratelimit-headers-11:
+ * `RateLimit-Policy: "me";q=60;w=60, …` and `RateLimit: "me";r=59;t=42, …`.
+ */
+function setHeaders(reply: FastifyReply, usages: Usage[], resetSeconds: number): Usage {
+  const tight = tightest(usages);
+  reply.header('x-ratelimit-limit', tight.tier.limit);
+  reply.header('x-ratelimit-remaining', tight.remaining);
+  reply.header('ratelimit-policy', policyField(usages));
+  reply.header('ratelimit', usages.map((u) => `"${u.tier.name}";r=${u.remaining};t=${resetSeconds}`).join(', '));
+  return tight;
+}
+
+function rateLimited(tier: Tier, retryAfter: number): AppError {
+  return new AppError(
+    429,
+    'RATE_LIMITED',
+    `Too many requests: ${tier.covers} may make ${tier.limit} requests per minute. Retry after ${retryAfter} seconds.`,
+    { retry_after: retryAfter },
+    { 'retry-after': String(retryAfter) },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hooks
+
+type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+export interface RateLimiter {
+  /**
+   * Wraps the integrations API's authentication hook so that every request is counted: against its
+   * source address always, and once authenticated against its integration's overall and endpoint
+   * tiers too.
+   */
+  guard(authenticate: AuthHook): AuthHook;
+  /** Registered routes under the prefix (`METHOD /pattern`) and their endpoint tier (null: overall only). */
+  readonly routes: ReadonlyMap<string, Tier | null>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    rateLimiter: RateLimiter;
+  }
+}
+
+/**
+ * Installs the limiter on the root instance; call before the API scope is registered (its onRoute
+ * hook classifies the routes as they are added). Also counts requests under the prefix that match
+ * no route (404, 405), per source address.
+ */
+export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: string): RateLimiter {
+  // Resolved at the first request: building the app (e.g. for the OpenAPI document) needs no database.
+  let resolved: CounterStore | undefined;
+  const store = () => (resolved ??= storeFor(deps));
+  const routes = new Map<string, Tier | null>();
+
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(`${prefix}/`)) return;
+    const path = route.url.slice(prefix.length);
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      const tier = endpointTier(method, path);
+      routes.set(`${method} ${route.url}`, tier);
+      if (!tier && method !== 'HEAD' && !OVERALL_ONLY.includes(routeKey(method, path))) {
+        deps.log.warn({ route: `${method} ${path}` }, 'route has no rate tier in src/http/rate-limit.ts; only the overall tiers apply');
+      }
+    }
+  });
+
+  const clockWindow = () => {
+    const now = deps.clock.nowMs();
+    const window = Math.floor(now / WINDOW_MS);
+    return { window, resetSeconds: Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000)) };
+  };
+
+  /** Counts the request against its address only (unauthenticated, unknown route); refuses over the limit. */
+  async function countAddressOnly(reply: FastifyReply, window: number, resetSeconds: number, bucket: string): Promise<void> {
+    const [count] = await store().hit(window, [bucket]);
+    const ip = usage(IP_TIER, count);
+    setHeaders(reply, [ip], resetSeconds);
+    if (ip.exceeded) throw rateLimited(IP_TIER, resetSeconds);
+  }
+
+  /** A source already over its limit in this window is refused before anything else runs. */
+  function refuseKnownOverLimit(reply: FastifyReply, window: number, resetSeconds: number, bucket: string): void {
+    const counters = store();
+    if (counters.seen(window, bucket) < IP_TIER.limit) return;
+    // At the limit already, this one is over whatever else happens: counting it would change only
+    // the stored number. The embedded store counts it (free); PostgreSQL is spared the round trip.
+    if (counters instanceof MemoryStore) counters.hit(window, [bucket]);
+    setHeaders(reply, [usage(IP_TIER, IP_TIER.limit + 1)], resetSeconds);
+    throw rateLimited(IP_TIER, resetSeconds);
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404 || !(request.url.startsWith(`${prefix}/`) || request.url === prefix)) return;
+    const { window, resetSeconds } = clockWindow();
+    const bucket = `ip:${addressBucket(request.ip)}`;
+    refuseKnownOverLimit(reply, window, resetSeconds, bucket);
+    await countAddressOnly(reply, window, resetSeconds, bucket);
+  });
+
+  const limiter: RateLimiter = {
+    routes,
+    guard(authenticate) {
+      return async function rateLimitedAuthentication(request, reply) {
+        const { window, resetSeconds } = clockWindow();
+        const ipBucket = `ip:${addressBucket(request.ip)}`;
+        refuseKnownOverLimit(reply, window, resetSeconds, ipBucket);
+
+        try {
+          await authenticate(request, reply);
+        } catch (error) {
+          // Unauthenticated requests count per address too; over the limit, 429 wins over 401/403.
+          await countAddressOnly(reply, window, resetSeconds, ipBucket);
+          throw error;
+        }
+
+        const id = request.integration.id;
+        const key = `${request.method} ${request.routeOptions.url}`;
+        const tier = routes.has(key) ? routes.get(key)! : endpointTier(request.method, (request.routeOptions.url ?? '').slice(prefix.length));
+        const buckets = tier ? [ipBucket, `i:${id}`, `i:${id}:${tier.name}`] : [ipBucket, `i:${id}`];
+        const counts = await store().hit(window, buckets);
+        // Narrowest first: endpoint tier, integration, address.
+        const usages = tier
+          ? [usage(tier, counts[2]), usage(INTEGRATION_TIER, counts[1]), usage(IP_TIER, counts[0])]
+          : [usage(INTEGRATION_TIER, counts[1]), usage(IP_TIER, counts[0])];
+        const tight = setHeaders(reply, usages, resetSeconds);
+        if (tight.exceeded) throw rateLimited(tight.tier, resetSeconds);
+      };
+    },
+  };
+  app.decorate('rateLimiter', limiter);
+  return limiter;
+}

@@ -1,0 +1,244 @@
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { BookingStatus, BookingsTable } from './bookings.tables.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+export type BookingRow = Selectable<BookingsTable>;
+
+/** Who is looking: an integration (sees its own bookings and host bookings it covers), or the host (staff). */
+export type Viewer = { integrationId: number } | { host: true };
+
+export const isHost = (viewer: Viewer): viewer is { host: true } => 'host' in viewer;
+
+/**
+ * Visibility (decisions §4): an integration sees the bookings it created and the host's bookings
+ * on properties it covers. Another integration's bookings never match, so every path answers 404.
+ */
+function visibleTo(integrationId: number) {
+  return (eb: ExpressionBuilder<DB, 'bookings'>) =>
+    eb.or([
+      eb('bookings.integration_id', '=', integrationId),
+      eb.and([
+        eb('bookings.integration_id', 'is', null),
+        eb.exists(
+          eb
+            .selectFrom('coverage as vc')
+            .select(sql`1`.as('one'))
+            .where('vc.integration_id', '=', integrationId)
+            .whereRef('vc.property_id', '=', 'bookings.property_id'),
+        ),
+      ]),
+    ]);
+}
+
+/** One booking the viewer can see, by service id or by external_booking_id; optionally locked. */
+export async function selectVisibleBooking(db: Q, viewer: Viewer, by: { id: number } | { externalId: string }, lock = false): Promise<BookingRow | undefined> {
+  let q = db.selectFrom('bookings').selectAll();
+  if ('id' in by) q = q.where('id', '=', by.id);
+  else q = q.where('external_booking_id', '=', by.externalId);
+  if (!isHost(viewer)) {
+    q = q.where(visibleTo(viewer.integrationId));
+    // The integration's own booking first, should a host booking carry the same id.
+    if (!('id' in by)) q = q.orderBy(sql`bookings.integration_id is null`).limit(1);
+  } else if (!('id' in by)) {
+    q = q.where('integration_id', 'is', null);
+  }
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** The integration's own booking with this external_booking_id (the duplicate check of a create). */
+export function selectOwnByExternalId(db: Q, integrationId: number, externalId: string) {
+  return db
+    .selectFrom('bookings')
+    .selectAll()
+    .where('integration_id', '=', integrationId)
+    .where('external_booking_id', '=', externalId)
+    .executeTakeFirst();
+}
+
+/**
+ * Inserts a booking and holds its units for every night of its stay (check_out exclusive), in
+ * one statement. The holds are those of calendar.holds' insertHolds: one unit_nights row per unit
+ * and night, whose primary key refuses a second hold (isHoldConflict recognises the refusal).
+ */
+export async function insertBookingWithHolds(trx: Transaction<DB>, values: Insertable<BookingsTable>, unitIds: number[]): Promise<BookingRow> {
+  const { rows } = await sql<BookingRow>`
+    with b as (${trx.insertInto('bookings').values(values).returningAll()}),
+    h as (
+      insert into unit_nights (unit_id, night, booking_id)
+      select u.unit_id, d::date, b.id
+      from b, unnest(${`{${unitIds.join(',')}}`}::int[]) as u(unit_id),
+        generate_series(b.check_in, b.check_out - 1, interval '1 day') as d
+    )
+    select * from b
+  `.execute(trx);
+  return rows[0];
+}
+
+export function updateBookingRow(trx: Q, id: number, set: Updateable<BookingsTable>): Promise<BookingRow> {
+  return trx
+    .updateTable('bookings')
+    .set({ ...set, revision: sql`revision + 1` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The next booking id (host bookings without an id of their own are named after it). */
+export async function nextBookingId(trx: Q): Promise<number> {
+  const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('bookings', 'id'))::int as id`.execute(trx);
+  return rows[0].id;
+}
+
+export interface PropertyRef {
+  id: number;
+  status: 'active' | 'inactive' | 'archived';
+  externalId: string | null;
+}
+
+export interface CreateContext {
+  /** The id of the integration's booking with this external_booking_id, if any. */
+  existingId: number | null;
+  property: PropertyRef | null;
+  /** Every unit of the property (active or not) in position order, with the integration's aliases. */
+  units: PropertyUnit[];
+}
+
+/**
+ * What a create decides on before its transaction, in one round trip: a duplicate
+ * external_booking_id, the covered property named by the reference (both ids given must agree),
+ * and that property's units with the integration's aliases.
+ */
+export async function selectCreateContext(
+  db: Q,
+  integrationId: number,
+  externalBookingId: string,
+  ref: { external_id?: string; doorloom_id?: number },
+): Promise<CreateContext> {
+  const byId = ref.doorloom_id !== undefined ? sql`and p.id = ${ref.doorloom_id}` : sql``;
+  const byExternal = ref.external_id !== undefined ? sql`and c.external_id = ${ref.external_id}` : sql``;
+  const { rows } = await sql<{ doc: string }>`
+    with prop as (
+      select p.id, p.status, c.external_id
+      from coverage c join properties p on p.id = c.property_id
+      where c.integration_id = ${integrationId} ${byId} ${byExternal}
+      limit 1
+    )
+    select json_build_object(
+      'existing', (select b.id from bookings b where b.integration_id = ${integrationId} and b.external_booking_id = ${externalBookingId}),
+      'property', (select row_to_json(prop) from prop),
+      'units', (
+        select coalesce(json_agg(json_build_object('id', u.id, 'isActive', u.is_active, 'position', u.position, 'alias', a.external_id) order by u.position, u.id), '[]'::json)
+        from units u
+        left join unit_aliases a on a.unit_id = u.id and a.integration_id = ${integrationId}
+        where u.property_id = (select id from prop)
+      )
+    )::text as doc
+  `.execute(db);
+  const doc = JSON.parse(rows[0].doc) as { existing: number | null; property: { id: number; status: PropertyRef['status']; external_id: string | null } | null; units: PropertyUnit[] };
+  return {
+    existingId: doc.existing,
+    property: doc.property ? { id: doc.property.id, status: doc.property.status, externalId: doc.property.external_id } : null,
+    units: doc.units,
+  };
+}
+
+export function selectProperty(db: Q, propertyId: number) {
+  return db.selectFrom('properties').select(['id', 'status']).where('id', '=', propertyId).executeTakeFirst();
+}
+
+/** The property's external_id for an integration (its coverage mapping), or null. */
+export async function selectPropertyExternalId(db: Q, integrationId: number, propertyId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('coverage')
+    .select('external_id')
+    .where('integration_id', '=', integrationId)
+    .where('property_id', '=', propertyId)
+    .executeTakeFirst();
+  return row?.external_id ?? null;
+}
+
+export interface PropertyUnit {
+  id: number;
+  isActive: boolean;
+  position: number;
+  /** The viewer's alias (null without one, or for the host). */
+  alias: string | null;
+}
+
+/** Every unit of a property (active or not) in position order, with the integration's aliases. */
+export async function selectPropertyUnits(db: Q, propertyId: number, integrationId: number | null): Promise<PropertyUnit[]> {
+  const rows = await db
+    .selectFrom('units as u')
+    .leftJoin('unit_aliases as a', (join) => join.onRef('a.unit_id', '=', 'u.id').on('a.integration_id', '=', integrationId ?? -1))
+    .select(['u.id', 'u.is_active', 'u.position', 'a.external_id'])
+    .where('u.property_id', '=', propertyId)
+    .orderBy('u.position')
+    .orderBy('u.id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, isActive: r.is_active, position: r.position, alias: r.external_id }));
+}
+
+/** An integration's aliases of the given units: unit id → external_unit_id. */
+export async function selectAliases(db: Q, integrationId: number, unitIds: number[]): Promise<Map<number, string>> {
+  if (unitIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('unit_aliases')
+    .select(['unit_id', 'external_id'])
+    .where('integration_id', '=', integrationId)
+    .where('unit_id', 'in', [...new Set(unitIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.unit_id, r.external_id]));
+}
+
+/** The integration's external ids of the given properties: property id → external_id. */
+export async function selectPropertyExternalIds(db: Q, integrationId: number, propertyIds: number[]): Promise<Map<number, string | null>> {
+  if (propertyIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('coverage')
+    .select(['property_id', 'external_id'])
+    .where('integration_id', '=', integrationId)
+    .where('property_id', 'in', [...new Set(propertyIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.property_id, r.external_id]));
+}
+
+/**
+ * Takes the property's calendar lock for a booking write and reads the property's status under
+ * it. The same row lock, in the same mode, as calendar.holds' lockPropertyCalendar (which host
+ * calendar edits take), with the status read in the same round trip: a booking's availability
+ * check, hold insert and availability.changed payloads happen under it, so concurrent writers of
+ * one property's calendar follow one another and every event's payload includes every earlier
+ * change. Null when the property does not exist.
+ */
+export async function lockPropertyForBooking(trx: Transaction<DB>, propertyId: number): Promise<PropertyRef['status'] | null> {
+  const { rows } = await sql<{ status: PropertyRef['status'] }>`select status from properties where id = ${propertyId} for no key update`.execute(trx);
+  return rows[0]?.status ?? null;
+}
+
+export interface ListFilters {
+  updatedSince?: Date;
+  status?: BookingStatus;
+  propertyId?: number;
+  checkInFrom?: string;
+  checkInTo?: string;
+  limit: number;
+  offset: number;
+}
+
+/** A page of the bookings an integration sees, by (updated_at, id) ascending, and the total. */
+export async function selectBookingPage(db: Q, integrationId: number, filters: ListFilters): Promise<{ rows: BookingRow[]; total: number }> {
+  let base = db.selectFrom('bookings').where(visibleTo(integrationId));
+  if (filters.updatedSince) base = base.where('updated_at', '>=', filters.updatedSince);
+  if (filters.status) base = base.where('status', '=', filters.status);
+  if (filters.propertyId !== undefined) base = base.where('property_id', '=', filters.propertyId);
+  if (filters.checkInFrom) base = base.where('check_in', '>=', filters.checkInFrom);
+  if (filters.checkInTo) base = base.where('check_in', '<=', filters.checkInTo);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('updated_at').orderBy('id').limit(filters.limit).offset(filters.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}

@@ -1,0 +1,149 @@
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
+import { buildAvailability, nightOf } from './calendar.payloads.js';
+import { loadCalendarData, type CalendarData } from './calendar.sql.js';
+
+export { lockPropertyCalendar } from './calendar.sql.js';
+
+/**
+ * Booking holds and the availability rules a booking is checked against (decisions §4).
+ *
+ * Protocol for the bookings module, inside the booking's transaction:
+ *   1. lockPropertyCalendar(trx, propertyId)  — serialises bookers and host edits of the property
+ *   2. availabilityForStay(...)               — decide (canBook / pickUnits), or 409 with picture()
+ *   3. insertHolds(...)                       — the (unit_id, night) primary key of unit_nights is
+ *                                               the database's guarantee of one hold per unit and
+ *                                               night; isHoldConflict(error) recognises its violation
+ *   4. releaseHolds(trx, bookingId)           — on cancel, or before re-holding changed dates/units
+ */
+
+/** The 409 UNAVAILABLE picture: errors.availability (decisions §4). */
+export interface AvailabilityPicture {
+  window: DateWindow;
+  dates: Array<{ date: string; available_units: number; is_blocked: boolean; block_scope: 'everywhere' | 'ota_only' | null }>;
+  units: Array<{ inventory_id: number; external_unit_id: string | null; unavailable: string[] }>;
+}
+
+export interface StayAvailability {
+  /** The stay's nights, check_in … check_out − 1. */
+  window: DateWindow;
+  nights: string[];
+  /** Active units (position order) and the nights each cannot be booked on for this channel. */
+  units: Array<{ inventoryId: number; externalUnitId: string | null; name: string; unavailable: string[] }>;
+  /** Whether all these units can be booked together for every night (free, unblocked, within the cap). */
+  canBook(unitIds: number[]): boolean;
+  /**
+   * `count` units free for the whole stay, in position order, not among `taken`, such that
+   * `taken` plus them can be booked together; null when there are not enough.
+   */
+  pickUnits(count: number, taken?: number[]): number[] | null;
+  /** The per-night picture for 409 UNAVAILABLE. */
+  picture(): AvailabilityPicture;
+  /**
+   * The calendar read for the decision (the stay's nights; the `integrationId` aliases), for a
+   * booking writer that builds its availability.changed payloads without reading it again.
+   * (Additive, for the bookings module.)
+   */
+  data: CalendarData;
+}
+
+export interface StayOptions {
+  /** The booking's source.channel: an `ota_only` block refuses every channel except `direct`. */
+  channel: string;
+  /** A booking being changed: its own holds count as free. */
+  excludeBookingId?: number | null;
+  /** Whose unit aliases appear in the picture (null: none, e.g. host bookings). */
+  integrationId?: number | null;
+}
+
+/**
+ * Which units are free on each night of a stay, for a channel (decisions §4): a unit is bookable
+ * on a night when no other pending or confirmed booking holds it, neither it nor the property is
+ * blocked `everywhere` (nor `ota_only`, unless the channel is `direct`), and the night's
+ * units_cap leaves room. Reads with a few set-based queries (the same loader as the snapshots).
+ */
+export async function availabilityForStay(
+  trx: Transaction<DB>,
+  propertyId: number,
+  checkIn: string,
+  checkOut: string,
+  options: StayOptions,
+): Promise<StayAvailability> {
+  const window = { from: checkIn, to: addDays(checkOut, -1) };
+  const nights = window.from <= window.to ? eachDate(window.from, window.to) : [];
+  const data = await loadCalendarData(trx, propertyId, window, new Set(['availability']), options.integrationId ?? null, {
+    excludeBookingId: options.excludeBookingId,
+  });
+  const direct = options.channel === 'direct';
+  const stops = (scope: string | null | undefined) => scope === 'everywhere' || (scope === 'ota_only' && !direct);
+
+  const unitUnavailable = (unitId: number, date: string): boolean =>
+    stops(nightOf(data, date).block_scope) || data.holds.get(date)?.has(unitId) === true || stops(data.unitBlocks.get(date)?.get(unitId));
+
+  const units = data.units.map((u) => ({
+    inventoryId: u.id,
+    externalUnitId: u.external_unit_id,
+    name: u.name,
+    unavailable: nights.filter((d) => unitUnavailable(u.id, d)),
+  }));
+  const freeAll = new Set(units.filter((u) => u.unavailable.length === 0).map((u) => u.inventoryId));
+
+  const withinCap = (count: number): boolean =>
+    nights.every((date) => {
+      const cap = nightOf(data, date).units_cap;
+      return cap === null || (data.holds.get(date)?.size ?? 0) + count <= cap;
+    });
+
+  const canBook = (unitIds: number[]): boolean =>
+    nights.length > 0 && new Set(unitIds).size === unitIds.length && unitIds.every((id) => freeAll.has(id)) && withinCap(unitIds.length);
+
+  return {
+    window,
+    nights,
+    units,
+    canBook,
+    pickUnits(count, taken = []) {
+      const candidates = units.map((u) => u.inventoryId).filter((id) => freeAll.has(id) && !taken.includes(id));
+      if (candidates.length < count) return null;
+      const picked = candidates.slice(0, count);
+      return canBook([...taken, ...picked]) ? picked : null;
+    },
+    picture: () => pictureOf(data, window, units),
+    data,
+  };
+}
+
+function pictureOf(data: CalendarData, window: DateWindow, units: StayAvailability['units']): AvailabilityPicture {
+  const payload = buildAvailability(data, window);
+  return {
+    window,
+    dates: payload.dates.map((d) => ({ date: d.date, available_units: d.available_units, is_blocked: d.is_blocked, block_scope: d.block_scope })),
+    units: units.map((u) => ({ inventory_id: u.inventoryId, external_unit_id: u.externalUnitId, unavailable: u.unavailable })),
+  };
+}
+
+/**
+ * Holds the units for every night of the stay (check_out exclusive), in one statement. Throws a
+ * unique violation (see isHoldConflict) when any (unit, night) is already held.
+ */
+export async function insertHolds(trx: Transaction<DB>, bookingId: number, unitIds: number[], checkIn: string, checkOut: string): Promise<void> {
+  if (unitIds.length === 0 || checkOut <= checkIn) return;
+  await sql`
+    insert into unit_nights (unit_id, night, booking_id)
+    select u.id, d::date, ${bookingId}::int
+    from units u cross join generate_series(${checkIn}::date, ${addDays(checkOut, -1)}::date, interval '1 day') as d
+    where u.id in (${sql.join(unitIds)})
+  `.execute(trx);
+}
+
+/** Releases every hold of a booking (cancel, or before holding changed dates or units). */
+export async function releaseHolds(trx: Transaction<DB>, bookingId: number): Promise<void> {
+  await trx.deleteFrom('unit_nights').where('booking_id', '=', bookingId).execute();
+}
+
+/** True for the database's refusal of a second hold on the same unit and night. */
+export function isHoldConflict(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string } | null;
+  return e?.code === '23505' && (e.constraint === 'unit_nights_pkey' || (e.message ?? '').includes('unit_nights_pkey'));
+}

@@ -1,0 +1,485 @@
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { FieldErrorCollector, notFound } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import {
+  addDays,
+  clampToHorizon,
+  daysBetween,
+  horizonWindows,
+  isValidDate,
+  kolkataDate,
+  splitByMonth,
+  type DateWindow,
+} from '../../lib/time.js';
+import { appendEvents, type AppendResult } from '../events/events.log.js';
+import { requireCoveredProperty } from '../properties/properties.resolve.js';
+import {
+  buildPayload,
+  calendarEventDrafts,
+  mealPlansOf,
+  rulesOf,
+  type CalendarKind,
+  type CalendarSettings,
+} from './calendar.payloads.js';
+import { loadCalendarData, lockPropertyCalendar } from './calendar.sql.js';
+import type { BlockScope, MealPlansTable } from './calendar.tables.js';
+
+export const SNAPSHOT_MAX_NIGHTS = 92;
+export const SNAPSHOT_HORIZON_DAYS = 730;
+
+const DATE_MESSAGE = 'must be a date written YYYY-MM-DD';
+
+const settingsOf = (deps: Deps): CalendarSettings => ({ maxStayNights: deps.config.maxStayNights });
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+export interface CalendarEventOptions {
+  clock: Clock;
+  propertyId: number;
+  /** The integration whose API call made the change; null for host and system changes. */
+  actorIntegrationId: number | null;
+  kinds: CalendarKind[];
+  /**
+   * The changed nights (any span: split into calendar months here and clamped to each receiving
+   * integration's horizon), or 'horizon' for a change that affects every night (meal plans, tax,
+   * booking rules): whole months from today to each integration's horizon end.
+   */
+  nights: DateWindow | DateWindow[] | 'horizon';
+  settings?: CalendarSettings;
+}
+
+/**
+ * Records the calendar events of a change inside the writer's transaction, for every integration
+ * covering the property: one event per type and calendar month touched, windowed to the changed
+ * nights in that month and clamped to the receiver's horizon. After commit, the caller signals
+ * delivery with the returned `recorded` keys.
+ */
+export async function appendCalendarEvents(trx: Transaction<DB>, options: CalendarEventOptions): Promise<AppendResult> {
+  const today = kolkataDate(options.clock.now());
+  const pieces =
+    options.nights === 'horizon'
+      ? null
+      : (Array.isArray(options.nights) ? options.nights : [options.nights]).flatMap((w) => splitByMonth(w.from, w.to));
+  return appendEvents(trx, {
+    clock: options.clock,
+    propertyId: options.propertyId,
+    actorIntegrationId: options.actorIntegrationId,
+    build: (target) => {
+      const windows =
+        pieces === null
+          ? horizonWindows(today, target.horizonDays)
+          : pieces.flatMap((w) => clampToHorizon(w, today, target.horizonDays) ?? []);
+      return calendarEventDrafts(trx, options.propertyId, options.kinds, windows, target, options.settings);
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+
+/** Checks a snapshot window (contract: Snapshots); every refusal of the window is keyed on `to`. */
+export function validateSnapshotWindow(query: { from?: unknown; to?: unknown }, today: string): DateWindow {
+  const errors = new FieldErrorCollector();
+  const { from, to } = query;
+  if (from === undefined || from === '') errors.add('from', 'is required');
+  else if (!isValidDate(from)) errors.add('from', DATE_MESSAGE);
+  if (to === undefined || to === '') errors.add('to', 'is required');
+  else if (!isValidDate(to)) errors.add('to', DATE_MESSAGE);
+  errors.throwIfAny();
+  const window = { from: from as string, to: to as string };
+  const horizon = addDays(today, SNAPSHOT_HORIZON_DAYS);
+  if (window.to < window.from) errors.add('to', 'must be on or after from');
+  else if (daysBetween(window.from, window.to) + 1 > SNAPSHOT_MAX_NIGHTS) {
+    errors.add('to', `the window must not exceed ${SNAPSHOT_MAX_NIGHTS} days (from ${window.from}, at most ${addDays(window.from, SNAPSHOT_MAX_NIGHTS - 1)})`);
+  }
+  if (window.to > horizon) errors.add('to', `must not be more than ${SNAPSHOT_HORIZON_DAYS} days ahead of today (at most ${horizon})`);
+  errors.throwIfAny();
+  return window;
+}
+
+export interface Snapshot {
+  sequence: number;
+  property: { doorloom_id: number; external_id: string | null };
+  window: DateWindow;
+  data: unknown;
+}
+
+/**
+ * A snapshot of one payload type for one window, with its watermark.
+ *
+ * Why the watermark is safe: the sequence and the payload come from ONE repeatable-read
+ * transaction, i.e. one database snapshot. Every write records its events (bumping
+ * integrations.last_sequence) in the same transaction as the change itself. So a concurrent
+ * write is either committed before our snapshot (its change is in the payload AND its events are
+ * at or below the watermark, already included) or not (its change is absent AND its events get
+ * sequences above the watermark, which the partner applies on top). No write can be missing both
+ * from the payload and from the events after the watermark. On PGlite transactions are serialised
+ * outright, which gives the same guarantee.
+ */
+export async function readSnapshot(
+  deps: Deps,
+  integrationId: number,
+  propertyRef: string,
+  kind: CalendarKind,
+  query: { from?: unknown; to?: unknown },
+): Promise<Snapshot> {
+  return deps.db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const property = await requireCoveredProperty(trx, integrationId, propertyRef);
+      // Validated after the property is resolved: an unknown property answers 404 whatever the query.
+      const window = validateSnapshotWindow(query, kolkataDate(deps.clock.now()));
+      const { last_sequence } = await trx
+        .selectFrom('integrations')
+        .select('last_sequence')
+        .where('id', '=', integrationId)
+        .executeTakeFirstOrThrow();
+      const data = await loadCalendarData(trx, property.id, window, new Set([kind]), integrationId);
+      return {
+        sequence: Number(last_sequence),
+        property: { doorloom_id: property.id, external_id: property.externalId },
+        window,
+        data: buildPayload(kind, data, window, settingsOf(deps)),
+      };
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host calendar edits (staff API, decisions §9)
+
+export interface HostEditResult {
+  doorloom_id: number;
+  window: DateWindow | null;
+  data: unknown;
+}
+
+/** Validates the nights of a host edit: real dates, from ≤ to, to at most 730 days ahead. */
+function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, today: string): DateWindow | null {
+  let ok = true;
+  if (!isValidDate(from)) (errors.add('from', from === undefined ? 'is required' : DATE_MESSAGE), (ok = false));
+  if (!isValidDate(to)) (errors.add('to', to === undefined ? 'is required' : DATE_MESSAGE), (ok = false));
+  if (!ok) return null;
+  const window = { from: from as string, to: to as string };
+  const horizon = addDays(today, SNAPSHOT_HORIZON_DAYS);
+  if (window.to < window.from) return (errors.add('to', 'must be on or after from'), null);
+  if (window.to > horizon) return (errors.add('to', `must not be more than ${SNAPSHOT_HORIZON_DAYS} days ahead of today (at most ${horizon})`), null);
+  if (daysBetween(window.from, window.to) + 1 > SNAPSHOT_HORIZON_DAYS + 1) {
+    return (errors.add('from', `the window must not exceed ${SNAPSHOT_HORIZON_DAYS + 1} nights`), null);
+  }
+  return window;
+}
+
+/**
+ * Runs a host edit: locks the property's calendar (so a concurrent booking cannot decide on the
+ * state being replaced), applies the change, records the events, commits, then wakes delivery.
+ */
+async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: Transaction<DB>) => Promise<{ result: T; recorded: Map<number, number> }>): Promise<T> {
+  const { result, recorded } = await deps.db.transaction().execute(async (trx) => {
+    if (!(await lockPropertyCalendar(trx, propertyId))) throw notFound('No such property.');
+    return work(trx);
+  });
+  if (recorded.size > 0) deps.signals.emit('events', [...recorded.keys()]);
+  return result;
+}
+
+type NightColumn =
+  | 'block_scope'
+  | 'units_cap'
+  | 'base_price'
+  | 'extra_adult_price'
+  | 'extra_child_price'
+  | 'min_stay'
+  | 'max_stay'
+  | 'stop_sell'
+  | 'closed_to_arrival'
+  | 'closed_to_departure';
+
+const COLUMN_TYPES: Record<NightColumn, string> = {
+  block_scope: 'text',
+  units_cap: 'int',
+  base_price: 'numeric',
+  extra_adult_price: 'numeric',
+  extra_child_price: 'numeric',
+  min_stay: 'int',
+  max_stay: 'int',
+  stop_sell: 'boolean',
+  closed_to_arrival: 'boolean',
+  closed_to_departure: 'boolean',
+};
+const ALL_COLUMNS = Object.keys(COLUMN_TYPES) as NightColumn[];
+
+/** Sets the given per-night columns on every night of the window (one statement), then drops empty rows. */
+async function setNights(trx: Transaction<DB>, propertyId: number, window: DateWindow, values: Partial<Record<NightColumn, unknown>>): Promise<void> {
+  const columns = (Object.keys(values) as NightColumn[]).filter((c) => values[c] !== undefined);
+  if (columns.length === 0) return;
+  // Parameters in a SELECT list have no type of their own; the casts give them the column's.
+  await sql`
+    insert into calendar_nights (property_id, night, ${sql.join(columns.map((c) => sql.ref(c)))})
+    select ${propertyId}::int, d::date, ${sql.join(columns.map((c) => sql`${values[c] ?? null}::${sql.raw(COLUMN_TYPES[c])}`))}
+    from generate_series(${window.from}::date, ${window.to}::date, interval '1 day') as d
+    on conflict (property_id, night) do update set ${sql.join(columns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
+  `.execute(trx);
+  await sql`
+    delete from calendar_nights
+    where property_id = ${propertyId} and night between ${window.from}::date and ${window.to}::date
+      and ${sql.join(ALL_COLUMNS.map((c) => sql`${sql.ref(c)} is null`), sql` and `)}
+  `.execute(trx);
+}
+
+export interface CalendarEdit {
+  from?: unknown;
+  to?: unknown;
+  inventory_ids?: number[];
+  block_scope?: BlockScope | null;
+  units_cap?: number | null;
+}
+
+/** PUT /properties/{id}/calendar: blocks (property-wide or chosen units) and units caps. */
+export async function setCalendar(deps: Deps, propertyId: number, body: CalendarEdit): Promise<HostEditResult> {
+  const errors = new FieldErrorCollector();
+  const window = checkNights(errors, body.from, body.to, kolkataDate(deps.clock.now()));
+  if (body.block_scope === undefined && body.units_cap === undefined) errors.add('block_scope', 'block_scope or units_cap is required');
+  return hostEdit(deps, propertyId, async (trx) => {
+    const unitIds = [...new Set(body.inventory_ids ?? [])];
+    if (unitIds.length > 0) {
+      const owned = new Set(
+        (await trx.selectFrom('units').select('id').where('property_id', '=', propertyId).where('id', 'in', unitIds).execute()).map((u) => u.id),
+      );
+      body.inventory_ids!.forEach((id, i) => {
+        if (!owned.has(id)) errors.add(`inventory_ids.${i}`, 'is not a unit of this property');
+      });
+    }
+    errors.throwIfAny();
+    const w = window!;
+    if (body.units_cap !== undefined) await setNights(trx, propertyId, w, { units_cap: body.units_cap });
+    if (body.block_scope !== undefined) {
+      if (unitIds.length === 0) {
+        await setNights(trx, propertyId, w, { block_scope: body.block_scope });
+      } else if (body.block_scope === null) {
+        await trx.deleteFrom('unit_blocks').where('unit_id', 'in', unitIds).where('night', '>=', w.from).where('night', '<=', w.to).execute();
+      } else {
+        await sql`
+          insert into unit_blocks (unit_id, night, block_scope)
+          select u.id, d::date, ${body.block_scope}::text
+          from units u cross join generate_series(${w.from}::date, ${w.to}::date, interval '1 day') as d
+          where u.property_id = ${propertyId} and u.id in (${sql.join(unitIds)})
+          on conflict (unit_id, night) do update set block_scope = excluded.block_scope
+        `.execute(trx);
+      }
+    }
+    const { recorded } = await appendCalendarEvents(trx, {
+      clock: deps.clock,
+      propertyId,
+      actorIntegrationId: null,
+      kinds: ['availability'],
+      nights: w,
+      settings: settingsOf(deps),
+    });
+    const data = await loadCalendarData(trx, propertyId, w, new Set(['availability']), null);
+    return { result: { doorloom_id: propertyId, window: w, data: buildPayload('availability', data, w) }, recorded };
+  });
+}
+
+export interface RatesEdit {
+  from?: unknown;
+  to?: unknown;
+  base_price?: number | null;
+  extra_adult_price?: number | null;
+  extra_child_price?: number | null;
+  clear?: boolean;
+}
+
+/** PUT /properties/{id}/rates: per-night overrides (source "override"), or `clear: true`. */
+export async function setRateOverrides(deps: Deps, propertyId: number, body: RatesEdit): Promise<HostEditResult> {
+  const errors = new FieldErrorCollector();
+  const window = checkNights(errors, body.from, body.to, kolkataDate(deps.clock.now()));
+  const prices = (['base_price', 'extra_adult_price', 'extra_child_price'] as const).filter((k) => body[k] !== undefined);
+  if (body.clear === true && prices.length > 0) errors.add('clear', 'cannot be combined with prices');
+  if (body.clear !== true && prices.length === 0) errors.add('base_price', 'base_price, extra_adult_price or extra_child_price is required, unless clear is true');
+  return hostEdit(deps, propertyId, async (trx) => {
+    errors.throwIfAny();
+    const w = window!;
+    if (body.clear === true) {
+      await setNights(trx, propertyId, w, { base_price: null, extra_adult_price: null, extra_child_price: null });
+    } else {
+      await setNights(trx, propertyId, w, Object.fromEntries(prices.map((k) => [k, body[k]])));
+    }
+    const { recorded } = await appendCalendarEvents(trx, {
+      clock: deps.clock,
+      propertyId,
+      actorIntegrationId: null,
+      kinds: ['rates'],
+      nights: w,
+      settings: settingsOf(deps),
+    });
+    const data = await loadCalendarData(trx, propertyId, w, new Set(['rates']), null);
+    return { result: { doorloom_id: propertyId, window: w, data: buildPayload('rates', data, w) }, recorded };
+  });
+}
+
+export interface RestrictionsEdit {
+  from?: unknown;
+  to?: unknown;
+  rules?: { min_stay?: number | null; max_stay?: number | null; min_advance_days?: number | null; max_advance_days?: number | null };
+  min_stay?: number | null;
+  max_stay?: number | null;
+  stop_sell?: boolean | null;
+  closed_to_arrival?: boolean | null;
+  closed_to_departure?: boolean | null;
+}
+
+const NIGHT_RESTRICTIONS = ['min_stay', 'max_stay', 'stop_sell', 'closed_to_arrival', 'closed_to_departure'] as const;
+
+/**
+ * PUT /properties/{id}/restrictions: property-wide rules and/or per-night restrictions. A rules
+ * change reaches every restrictions payload, so it emits the whole horizon; per-night changes emit
+ * the changed nights.
+ */
+export async function setRestrictions(deps: Deps, propertyId: number, body: RestrictionsEdit): Promise<HostEditResult> {
+  const errors = new FieldErrorCollector();
+  const max = deps.config.maxStayNights;
+  const perNight = NIGHT_RESTRICTIONS.filter((k) => body[k] !== undefined);
+  const ruleKeys = body.rules ? (Object.keys(body.rules) as Array<keyof NonNullable<RestrictionsEdit['rules']>>).filter((k) => body.rules![k] !== undefined) : [];
+  let window: DateWindow | null = null;
+  if (perNight.length > 0 || body.from !== undefined || body.to !== undefined) {
+    window = checkNights(errors, body.from, body.to, kolkataDate(deps.clock.now()));
+    if (perNight.length === 0) errors.add('min_stay', 'min_stay, max_stay, stop_sell, closed_to_arrival or closed_to_departure is required with from and to');
+  } else if (ruleKeys.length === 0) {
+    errors.add('rules', 'rules, or from and to with per-night restrictions, are required');
+  }
+  for (const key of ['min_stay', 'max_stay'] as const) {
+    const v = body[key];
+    if (typeof v === 'number' && v > max) errors.add(key, `must be at most ${max} (the platform maximum stay)`);
+    const r = body.rules?.[key];
+    if (typeof r === 'number' && r > max) errors.add(`rules.${key}`, `must be at most ${max} (the platform maximum stay)`);
+  }
+  if (typeof body.min_stay === 'number' && typeof body.max_stay === 'number' && body.min_stay > body.max_stay) {
+    errors.add('max_stay', 'must not be below min_stay');
+  }
+
+  return hostEdit(deps, propertyId, async (trx) => {
+    errors.throwIfAny();
+    if (ruleKeys.length > 0) {
+      const current = await trx.selectFrom('booking_rules').selectAll().where('property_id', '=', propertyId).executeTakeFirst();
+      const next = {
+        min_stay: current?.min_stay ?? null,
+        max_stay: current?.max_stay ?? null,
+        min_advance_days: current?.min_advance_days ?? null,
+        max_advance_days: current?.max_advance_days ?? null,
+        ...Object.fromEntries(ruleKeys.map((k) => [k, body.rules![k] ?? null])),
+      };
+      const effective = rulesOf(next, settingsOf(deps));
+      if (effective.min_stay > effective.max_stay) errors.add(body.rules!.max_stay !== undefined ? 'rules.max_stay' : 'rules.min_stay', 'min_stay must not exceed max_stay');
+      if (effective.min_advance_days > effective.max_advance_days) {
+        errors.add(body.rules!.max_advance_days !== undefined ? 'rules.max_advance_days' : 'rules.min_advance_days', 'min_advance_days must not exceed max_advance_days');
+      }
+      errors.throwIfAny();
+      await trx
+        .insertInto('booking_rules')
+        .values({ property_id: propertyId, ...next })
+        .onConflict((oc) => oc.column('property_id').doUpdateSet(next))
+        .execute();
+    }
+    if (window && perNight.length > 0) {
+      await setNights(trx, propertyId, window, Object.fromEntries(perNight.map((k) => [k, body[k]])));
+    }
+    const { recorded } = await appendCalendarEvents(trx, {
+      clock: deps.clock,
+      propertyId,
+      actorIntegrationId: null,
+      kinds: ['restrictions'],
+      nights: ruleKeys.length > 0 ? 'horizon' : window!,
+      settings: settingsOf(deps),
+    });
+    const shown = window ?? { from: kolkataDate(deps.clock.now()), to: kolkataDate(deps.clock.now()) };
+    const data = await loadCalendarData(trx, propertyId, shown, new Set(['restrictions']), null);
+    const payload = buildPayload('restrictions', data, shown, settingsOf(deps));
+    return {
+      result: { doorloom_id: propertyId, window, data: window ? payload : { ...payload, dates: [] } },
+      recorded,
+    };
+  });
+}
+
+export interface MealPlanInput {
+  code: 'EP' | 'CP' | 'MAP' | 'AP';
+  adult_price: number;
+  child_price: number;
+}
+
+/** PUT /properties/{id}/meal-plans: the complete list (EP is always there, at 0). Rates change on every night. */
+export async function setMealPlans(deps: Deps, propertyId: number, body: MealPlanInput[]): Promise<HostEditResult> {
+  const errors = new FieldErrorCollector();
+  const seen = new Set<string>();
+  body.forEach((plan, i) => {
+    if (seen.has(plan.code)) errors.add(`${i}.code`, 'is listed twice');
+    seen.add(plan.code);
+    if (plan.code === 'EP') {
+      if (plan.adult_price !== 0) errors.add(`${i}.adult_price`, 'must be 0: EP (room only) is always priced 0');
+      if (plan.child_price !== 0) errors.add(`${i}.child_price`, 'must be 0: EP (room only) is always priced 0');
+    }
+  });
+  return hostEdit(deps, propertyId, async (trx) => {
+    errors.throwIfAny();
+    await trx.deleteFrom('meal_plans').where('property_id', '=', propertyId).execute();
+    const rows = body
+      .filter((p): p is MealPlanInput & { code: MealPlansTable['code'] } => p.code !== 'EP')
+      .map((p) => ({ property_id: propertyId, code: p.code, adult_price: p.adult_price, child_price: p.child_price }));
+    if (rows.length > 0) await trx.insertInto('meal_plans').values(rows).execute();
+    const result = await ratesInputsResult(trx, propertyId);
+    return { result, recorded: await horizonRates(deps, trx, propertyId) };
+  });
+}
+
+/** PUT /properties/{id}/tax: the GST flags of the rates payload. Rates change on every night. */
+export async function setTax(deps: Deps, propertyId: number, body: { gst_applicable?: boolean; price_includes_gst?: boolean }): Promise<HostEditResult> {
+  const errors = new FieldErrorCollector();
+  if (body.gst_applicable === undefined && body.price_includes_gst === undefined) {
+    errors.add('gst_applicable', 'gst_applicable or price_includes_gst is required');
+  }
+  return hostEdit(deps, propertyId, async (trx) => {
+    errors.throwIfAny();
+    await trx
+      .updateTable('properties')
+      .set({
+        ...(body.gst_applicable !== undefined ? { gst_applicable: body.gst_applicable } : {}),
+        ...(body.price_includes_gst !== undefined ? { price_includes_gst: body.price_includes_gst } : {}),
+      })
+      .where('id', '=', propertyId)
+      .execute();
+    const result = await ratesInputsResult(trx, propertyId);
+    return { result, recorded: await horizonRates(deps, trx, propertyId) };
+  });
+}
+
+async function horizonRates(deps: Deps, trx: Transaction<DB>, propertyId: number): Promise<Map<number, number>> {
+  const { recorded } = await appendCalendarEvents(trx, {
+    clock: deps.clock,
+    propertyId,
+    actorIntegrationId: null,
+    kinds: ['rates'],
+    nights: 'horizon',
+    settings: settingsOf(deps),
+  });
+  return recorded;
+}
+
+/** The property-wide part of the rates payload, as host edits of meal plans and tax answer it. */
+async function ratesInputsResult(trx: Transaction<DB>, propertyId: number): Promise<HostEditResult> {
+  const day = '2000-01-01'; // any night: only the property-wide fields are shown
+  const data = await loadCalendarData(trx, propertyId, { from: day, to: day }, new Set(['rates']), null);
+  return {
+    doorloom_id: propertyId,
+    window: null,
+    data: {
+      currency: 'INR',
+      gst_applicable: data.pricing!.gst_applicable,
+      price_includes_gst: data.pricing!.price_includes_gst,
+      meal_plans: mealPlansOf(data),
+    },
+  };
+}

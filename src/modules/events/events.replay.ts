@@ -1,0 +1,88 @@
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../http/errors.js';
+import { formatTimestampOrNull } from '../../lib/time.js';
+import { EVENT_TYPES, type EventType } from './events.log.js';
+
+export const REPLAY_DEFAULT_LIMIT = 100;
+export const REPLAY_MAX_LIMIT = 200;
+
+/**
+ * The `types` filter of GET /events: comma-separated kinds. The short spellings POST /sync accepts
+ * (`availability`, …) are accepted too; anything else is a 422 on `types`.
+ */
+export function parseTypesFilter(raw: string | undefined): EventType[] | null {
+  if (raw === undefined) return null;
+  const parts = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  if (parts.length === 0) return null;
+  const out = new Set<EventType>();
+  const unknown: string[] = [];
+  for (const part of parts) {
+    const kind = (part.endsWith('.changed') ? part : `${part}.changed`) as EventType;
+    if (EVENT_TYPES.includes(kind)) out.add(kind);
+    else unknown.push(part);
+  }
+  if (unknown.length > 0) {
+    throw new AppError(422, 'VALIDATION_FAILED', 'The given data was invalid.', {
+      types: [`unknown event kind${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}; use ${EVENT_TYPES.join(', ')}`],
+    });
+  }
+  return [...out];
+}
+
+/**
+ * GET /events (decisions §3). Retention deletes a prefix of each integration's log, so replay after
+ * `afterSequence` is complete exactly when no event above it was deleted: with events retained,
+ * when `afterSequence` is at least the oldest retained sequence minus one; with none retained,
+ * when it is at least the last sequence recorded. Otherwise 410 CURSOR_EXPIRED, and
+ * `errors.oldest_sequence` names the oldest event still available (the next one to be recorded
+ * when none is).
+ */
+export async function replayEvents(deps: Deps, integrationId: number, query: { afterSequence: number; limit: number; types: EventType[] | null }) {
+  const { afterSequence, limit, types } = query;
+  const bounds = await deps.db
+    .selectFrom('integrations as i')
+    .select((eb) => [
+      'i.last_sequence',
+      eb
+        .selectFrom('events')
+        .select((e) => e.fn.min<number>('sequence').as('s'))
+        .where('integration_id', '=', integrationId)
+        .as('oldest'),
+    ])
+    .where('i.id', '=', integrationId)
+    .executeTakeFirstOrThrow();
+  const oldest = bounds.oldest == null ? null : Number(bounds.oldest);
+  const expired = oldest === null ? afterSequence < bounds.last_sequence : afterSequence < oldest - 1;
+  if (expired) {
+    const oldestSequence = oldest ?? bounds.last_sequence + 1;
+    throw new AppError(
+      410,
+      'CURSOR_EXPIRED',
+      `Events after sequence ${afterSequence} are past the 30-day retention. Rebuild from snapshots, then continue from their data.sequence.`,
+      { oldest_sequence: oldestSequence },
+    );
+  }
+
+  let q = deps.db
+    .selectFrom('events')
+    .select(['sequence', 'body', 'delivery_status', 'attempts', 'delivered_at'])
+    .where('integration_id', '=', integrationId)
+    .where('sequence', '>', afterSequence)
+    .orderBy('sequence')
+    .limit(limit + 1);
+  if (types) q = q.where('type', 'in', types);
+  const rows = await q.execute();
+  const page = rows.slice(0, limit);
+  return {
+    data: page.map((r) => ({
+      sequence: r.sequence,
+      // the stored envelope: exactly what was (or will be) delivered
+      event: JSON.parse(r.body) as unknown,
+      delivery: { status: r.delivery_status, attempts: r.attempts, delivered_at: formatTimestampOrNull(r.delivered_at) },
+    })),
+    cursor: { next_after_sequence: page.length > 0 ? page[page.length - 1].sequence : afterSequence, has_more: rows.length > limit },
+  };
+}

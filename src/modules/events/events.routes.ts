@@ -1,0 +1,89 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { sendData } from '../../http/envelope.js';
+import { envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT } from './events.replay.js';
+import { requestSync, SyncBody, SYNC_DAILY_CALLS } from './events.sync.js';
+
+const ReplayQuery = Type.Object({
+  after_sequence: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'The last sequence already applied; events after it are returned' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: REPLAY_MAX_LIMIT, default: REPLAY_DEFAULT_LIMIT, description: `Page size, 1 to ${REPLAY_MAX_LIMIT}` })),
+  types: Type.Optional(Type.String({ description: 'Comma-separated event kinds to return (e.g. availability.changed,rates.changed)' })),
+});
+
+const ReplayRow = Type.Object({
+  sequence: Type.Integer(),
+  event: Type.Object({}, { additionalProperties: true, description: 'The event envelope, exactly as delivered' }),
+  delivery: Type.Object({
+    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('skipped')]),
+    attempts: Type.Integer(),
+    delivered_at: Nullable(Type.String()),
+  }),
+});
+
+const ReplayPage = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String(),
+  data: Type.Array(ReplayRow),
+  cursor: Type.Object({ next_after_sequence: Type.Integer(), has_more: Type.Boolean() }),
+});
+
+const SyncAccepted = Type.Object({
+  queued_properties: Type.Integer(),
+  horizon_days: Type.Integer(),
+  types: Type.Array(Type.String(), { description: 'Normalised to the .changed names' }),
+});
+
+/** GET /events (replay) and POST /sync on the integrations API. */
+export function registerEventRoutes(api: FastifyInstance, deps: Deps): void {
+  const tags = ['events'];
+
+  api.get<{ Querystring: Static<typeof ReplayQuery> }>(
+    '/events',
+    {
+      schema: {
+        summary: 'Replay recorded events after a cursor (30 days)',
+        tags,
+        querystring: ReplayQuery,
+        response: { 200: ReplayPage, ...errorResponses(401, 403, 410, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const types = parseTypesFilter(request.query.types);
+      const page = await replayEvents(deps, request.integration.id, {
+        afterSequence: request.query.after_sequence ?? 0,
+        limit: request.query.limit ?? REPLAY_DEFAULT_LIMIT,
+        types,
+      });
+      return sendData(reply, 200, 'Events retrieved.', page.data, { cursor: page.cursor });
+    },
+  );
+
+  api.post<{ Body: Static<typeof SyncBody> | undefined }>(
+    '/sync',
+    {
+      // The body is validated in the handler, after the call is counted (refusals count).
+      attachValidation: true,
+      schema: {
+        summary: 'Queue a full re-sync through the webhook path (one per 24 hours)',
+        tags,
+        body: SyncBody,
+        response: { 202: envelope(SyncAccepted), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const accepted = await requestSync(deps, request.integration.id, request.body);
+      // The daily quota is a tier of its own; it names the X-RateLimit fields when it is the tightest.
+      const shown = Number(reply.getHeader('x-ratelimit-remaining'));
+      if (!(Number.isFinite(shown) && shown < accepted.remaining)) {
+        reply.header('x-ratelimit-limit', String(SYNC_DAILY_CALLS)).header('x-ratelimit-remaining', String(accepted.remaining));
+      }
+      return sendData(reply, 202, 'Sync queued.', {
+        queued_properties: accepted.queued_properties,
+        horizon_days: accepted.horizon_days,
+        types: accepted.types,
+      });
+    },
+  );
+}

@@ -1,0 +1,62 @@
+import type { DailyJob } from '../../background.js';
+import type { Deps } from '../../deps.js';
+import { appendEvents } from '../events/events.log.js';
+import { propertyEventDraft } from './properties.payloads.js';
+
+const INACTIVE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The daily inactive sweep (decisions §5). A property older than seven days whose brand has no
+ * active plan becomes `inactive`, silently (the contract: no property.changed for that flip).
+ * When the brand's plan is active again, the sweep sets its inactive properties back to `active`
+ * and each covering integration gets property.changed.
+ */
+export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: number; reactivated: number }> {
+  const now = deps.clock.now();
+  const cutoff = new Date(deps.clock.nowMs() - INACTIVE_AFTER_MS);
+
+  const deactivated = await deps.db
+    .updateTable('properties')
+    .set({ status: 'inactive', updated_at: now })
+    .where('status', '=', 'active')
+    .where('created_at', '<=', cutoff)
+    .where('brand_id', 'in', (eb) => eb.selectFrom('brands').select('id').where('plan_active', '=', false))
+    .returning('id')
+    .execute();
+
+  const candidates = await deps.db
+    .selectFrom('properties as p')
+    .innerJoin('brands as b', 'b.id', 'p.brand_id')
+    .select('p.id')
+    .where('p.status', '=', 'inactive')
+    .where('b.plan_active', '=', true)
+    .orderBy('p.id')
+    .execute();
+
+  let reactivated = 0;
+  for (const { id } of candidates) {
+    // One transaction per property: the flip and its events commit together.
+    const recorded = await deps.db.transaction().execute(async (trx) => {
+      const flipped = await trx
+        .updateTable('properties')
+        .set({ status: 'active', updated_at: now })
+        .where('id', '=', id)
+        .where('status', '=', 'inactive')
+        .returning('id')
+        .executeTakeFirst();
+      if (!flipped) return null; // another process got there first
+      reactivated += 1;
+      const appended = await appendEvents(trx, {
+        clock: deps.clock,
+        propertyId: id,
+        actorIntegrationId: null,
+        build: async (target) => [await propertyEventDraft(trx, id, target)],
+      });
+      return appended.recorded;
+    });
+    if (recorded && recorded.size > 0) deps.signals.emit('events', [...recorded.keys()]);
+  }
+  return { deactivated: deactivated.length, reactivated };
+}
+
+export const inactiveSweep: DailyJob = { name: 'inactive-sweep', run: runInactiveSweep };

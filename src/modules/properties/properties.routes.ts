@@ -1,0 +1,259 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { sendData } from '../../http/envelope.js';
+import { idempotent } from '../../http/idempotency.js';
+import { parseId } from '../../http/params.js';
+import { envelope, errorResponses } from '../../http/schemas.js';
+import { validatorCompiler } from '../../http/validation.js';
+import {
+  BulkCreateBody,
+  BulkResult,
+  BulkUpdateBody,
+  CoverageBody,
+  CoverageParams,
+  CreatePropertyBody,
+  HostUpdatePropertyBody,
+  IdParams,
+  ListQuery,
+  Pagination,
+  PropertyBlock,
+  PropertyDetail,
+  PropertyList,
+  PropertyParams,
+  StaffPropertyView,
+  UpdatePropertyBody,
+  type ListQueryInput,
+} from './properties.schemas.js';
+import {
+  archiveProperty,
+  bulkCreate,
+  bulkUpdate,
+  coverProperty,
+  createProperty,
+  getProperty,
+  hostCreateProperty,
+  hostUpdateProperty,
+  listProperties,
+  staffPropertyView,
+  uncoverProperty,
+  updateProperty,
+  type Actor,
+} from './properties.service.js';
+
+/**
+ * Property bodies are checked by the service, not by Fastify: the same checks run for each bulk
+ * item with `properties.N.` keys, a missing group reports its required fields, and on the create
+ * endpoints the check runs after the Idempotency-Key is claimed (a 422 is a stored refusal). The
+ * body schema on the route documents the wire; this compiler lets the body through unchecked.
+ */
+const bodyCheckedByService: FastifySchemaCompiler<unknown> = (route) =>
+  route.httpPart === 'body' ? () => true : validatorCompiler(route);
+
+const actorOf = (request: { integration: { id: number; brandId: number } }): Actor => ({
+  integrationId: request.integration.id,
+  brandId: request.integration.brandId,
+});
+
+/** The partner's property endpoints. */
+export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
+  const tags = ['properties'];
+
+  api.get<{ Querystring: ListQueryInput }>(
+    '/properties',
+    {
+      schema: {
+        summary: 'List covered properties',
+        tags,
+        querystring: ListQuery,
+        response: { 200: Type.Composite([envelope(PropertyList), Type.Object({ pagination: Pagination })]), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { data, pagination } = await listProperties(deps, request.integration.id, request.query);
+      return sendData(reply, 200, 'Properties retrieved.', data, { pagination });
+    },
+  );
+
+  api.post(
+    '/properties',
+    {
+      ...idempotent(deps),
+      validatorCompiler: bodyCheckedByService,
+      schema: {
+        summary: 'Create a property (requires Idempotency-Key)',
+        tags,
+        headers: Type.Object({ 'idempotency-key': Type.String({ minLength: 8, maxLength: 128 }) }),
+        body: CreatePropertyBody,
+        response: { 201: envelope(PropertyBlock), ...errorResponses(401, 403, 409, 422, 429) },
+      },
+    },
+    async (request, reply) => sendData(reply, 201, 'Property created.', await createProperty(deps, actorOf(request), request.body)),
+  );
+
+  api.post(
+    '/properties/bulk',
+    {
+      ...idempotent(deps),
+      validatorCompiler: bodyCheckedByService,
+      schema: {
+        summary: 'Create up to 25 properties (requires Idempotency-Key)',
+        tags,
+        headers: Type.Object({ 'idempotency-key': Type.String({ minLength: 8, maxLength: 128 }) }),
+        body: BulkCreateBody,
+        response: { 201: envelope(BulkResult), 200: envelope(BulkResult), ...errorResponses(401, 403, 409, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { allCreated, data } = await bulkCreate(deps, actorOf(request), request.body);
+      return allCreated
+        ? sendData(reply, 201, 'Properties created.', data)
+        : sendData(reply, 200, 'Batch processed; some properties were not created.', data);
+    },
+  );
+
+  api.put(
+    '/properties/bulk',
+    {
+      validatorCompiler: bodyCheckedByService,
+      schema: {
+        summary: 'Update up to 25 properties',
+        tags,
+        body: BulkUpdateBody,
+        response: { 200: envelope(BulkResult), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => sendData(reply, 200, 'Batch processed.', await bulkUpdate(deps, actorOf(request), request.body)),
+  );
+
+  api.get<{ Params: Static<typeof PropertyParams> }>(
+    '/properties/:property',
+    {
+      schema: {
+        summary: 'One covered property (the Property block with its input groups)',
+        tags,
+        params: PropertyParams,
+        response: { 200: envelope(PropertyDetail), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => sendData(reply, 200, 'Property retrieved.', await getProperty(deps, request.integration.id, request.params.property)),
+  );
+
+  api.put<{ Params: Static<typeof PropertyParams> }>(
+    '/properties/:property',
+    {
+      validatorCompiler: bodyCheckedByService,
+      schema: {
+        summary: 'Update a property (present groups applied, absent ones untouched)',
+        tags,
+        params: PropertyParams,
+        body: UpdatePropertyBody,
+        response: { 200: envelope(PropertyBlock), ...errorResponses(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      sendData(reply, 200, 'Property updated.', await updateProperty(deps, actorOf(request), request.params.property, request.body)),
+  );
+}
+
+/** Host actions and coverage on the staff API (decisions §9). */
+export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps): void {
+  const tags = ['staff'];
+
+  staff.post<{ Params: Static<typeof IdParams> }>(
+    '/brands/:id/properties',
+    {
+      validatorCompiler: bodyCheckedByService,
+      schema: {
+        summary: 'Host creates a property (covered by no integration yet)',
+        tags,
+        params: IdParams,
+        body: CreatePropertyBody,
+        response: { 201: envelope(StaffPropertyView), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendData(reply, 201, 'Property created.', await hostCreateProperty(deps, parseId(request.params.id, 'brand'), request.body)),
+  );
+
+  staff.get<{ Params: Static<typeof IdParams> }>(
+    '/properties/:id',
+    {
+      schema: { summary: 'Read a property (host view)', tags, params: IdParams, response: { 200: envelope(StaffPropertyView), ...errorResponses(401, 403, 404) } },
+    },
+    async (request, reply) => sendData(reply, 200, 'Property retrieved.', await staffPropertyView(deps, parseId(request.params.id, 'property'))),
+  );
+
+  staff.patch<{ Params: Static<typeof IdParams> }>(
+    '/properties/:id',
+    {
+      validatorCompiler: bodyCheckedByService,
+      schema: {
+        summary: 'Host edits a property (address, occupancy, prices, …)',
+        tags,
+        params: IdParams,
+        body: HostUpdatePropertyBody,
+        response: { 200: envelope(StaffPropertyView), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendData(reply, 200, 'Property updated.', await hostUpdateProperty(deps, parseId(request.params.id, 'property'), request.body)),
+  );
+
+  staff.post<{ Params: Static<typeof IdParams> }>(
+    '/properties/:id/archive',
+    {
+      schema: { summary: 'Host archives a property', tags, params: IdParams, response: { 200: envelope(StaffPropertyView), ...errorResponses(401, 403, 404) } },
+    },
+    async (request, reply) => sendData(reply, 200, 'Property archived.', await archiveProperty(deps, parseId(request.params.id, 'property'))),
+  );
+
+  const CoverageView = Type.Object({
+    integration_id: Type.Integer(),
+    property_id: Type.Integer(),
+    external_id: Type.Union([Type.String(), Type.Null()]),
+    coverage: Type.String(),
+  });
+
+  staff.put<{ Params: Static<typeof CoverageParams>; Body: Static<typeof CoverageBody> | undefined }>(
+    '/integrations/:id/coverage/:property_id',
+    {
+      validatorCompiler: bodyCheckedByService,
+      schema: {
+        summary: 'Cover a property of the integration’s brand (sends it the initial state)',
+        tags,
+        params: CoverageParams,
+        body: CoverageBody,
+        response: { 201: envelope(CoverageView), 200: envelope(CoverageView), ...errorResponses(401, 403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { created, data } = await coverProperty(
+        deps,
+        parseId(request.params.id, 'integration'),
+        parseId(request.params.property_id, 'property'),
+        request.body,
+      );
+      return sendData(reply, created ? 201 : 200, created ? 'Property covered.' : 'Property already covered.', data);
+    },
+  );
+
+  staff.delete<{ Params: Static<typeof CoverageParams> }>(
+    '/integrations/:id/coverage/:property_id',
+    {
+      schema: {
+        summary: 'Stop covering a property',
+        tags,
+        params: CoverageParams,
+        response: { 200: envelope(Type.Object({ integration_id: Type.Integer(), property_id: Type.Integer(), coverage: Type.String() })), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      sendData(
+        reply,
+        200,
+        'Coverage removed.',
+        await uncoverProperty(deps, parseId(request.params.id, 'integration'), parseId(request.params.property_id, 'property')),
+      ),
+  );
+}

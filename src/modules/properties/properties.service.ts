@@ -1,0 +1,571 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
+import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
+import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
+import { appendEvents, type EventDraft } from '../events/events.log.js';
+import {
+  checkBulkCreateBody,
+  checkBulkUpdateBody,
+  checkCreateBody,
+  checkHostUpdateBody,
+  checkUpdateBody,
+  createColumns,
+  updateColumns,
+} from './properties.input.js';
+import {
+  initialEventDrafts,
+  inventoryDraftFrom,
+  loadPropertyBlocks,
+  loadPropertyState,
+  propertyBlock,
+  propertyDetail,
+  propertyDraftFrom,
+  type PropertyBlockView,
+  type PropertyState,
+  type RetiredAlias,
+} from './properties.payloads.js';
+import { requireCoveredProperty, type CoveredProperty } from './properties.resolve.js';
+import {
+  CoverageBody,
+  type BulkUpdateInput,
+  type CreatePropertyInput,
+  type CreateUnitEntry,
+  type ListQueryInput,
+  type UpdatePropertyInput,
+} from './properties.schemas.js';
+import {
+  deleteAliases,
+  insertAliases,
+  insertProperty,
+  insertUnits,
+  selectAliasHolders,
+  selectBrand,
+  selectCoverage,
+  selectCoverageByExternalId,
+  selectCoverageOfProperty,
+  selectCoveredBy,
+  selectCoveredPage,
+  selectIntegrationBrand,
+  selectLastSequence,
+  selectProperty,
+  selectUnits,
+} from './properties.sql.js';
+import { mergeUnits } from './properties.units.js';
+
+const validateCoverageBody = compileBodySchema(CoverageBody);
+
+/** The integration making a partner call. */
+export interface Actor {
+  integrationId: number;
+  brandId: number;
+}
+
+export function externalIdExists(externalId: string, holderId: number): AppError {
+  return new AppError(409, 'PROPERTY_EXTERNAL_ID_EXISTS', `external_id ${externalId} is already mapped to property ${holderId}.`, {
+    external_id: [`is already mapped to property ${holderId}`],
+    doorloom_id: holderId,
+  });
+}
+
+const archivedError = () =>
+  new AppError(422, 'PROPERTY_ARCHIVED', 'This property has been archived by the host and can no longer be changed through the API.');
+
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505';
+
+/**
+ * A write transaction. Pre-checks (external ids, aliases) read before writing; when a concurrent
+ * writer wins the race in between, the unique index refuses our insert, and one re-run lets the
+ * pre-checks answer with the proper 409 or 422 instead of a 500.
+ */
+async function writeTransaction<T>(deps: Deps, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  try {
+    return await deps.db.transaction().execute(work);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return deps.db.transaction().execute(work);
+  }
+}
+
+/** Wakes delivery for the integrations that just got events (after the commit). */
+function announce(deps: Deps, recorded: Map<number, number> | undefined): void {
+  if (recorded && recorded.size > 0) deps.signals.emit('events', [...recorded.keys()]);
+}
+
+function throwIfAny(errors: FieldErrors): void {
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+/** POST /properties: checks the body, then creates. */
+export async function createProperty(deps: Deps, actor: Actor, body: unknown): Promise<PropertyBlockView> {
+  throwIfAny(checkCreateBody(body));
+  return createChecked(deps, actor, body as CreatePropertyInput);
+}
+
+/**
+ * Creates a property for an integration in one transaction: the property, its units, its coverage
+ * and mappings, and the initial-state events (decisions §6) all commit together or not at all.
+ */
+async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInput): Promise<PropertyBlockView> {
+  const now = deps.clock.now();
+  const today = kolkataDate(now);
+  const externalId = input.external_id ?? null;
+  // Omitted: one default unit named after the property (decisions §5).
+  const unitInputs: CreateUnitEntry[] = input.units ?? [{ name: input.name }];
+
+  const { block, recorded } = await writeTransaction(deps, async (trx) => {
+    if (externalId !== null) {
+      const holder = await selectCoverageByExternalId(trx, actor.integrationId, externalId);
+      if (holder) throw externalIdExists(externalId, holder.property_id);
+    }
+    await refuseHeldAliases(trx, actor.integrationId, unitInputs);
+
+    const row = await insertProperty(trx, {
+      ...createColumns(input),
+      brand_id: actor.brandId,
+      status: 'active',
+      created_by_integration_id: actor.integrationId,
+      created_at: now,
+      updated_at: now,
+    });
+    const units = await insertUnits(
+      trx,
+      unitInputs.map((u, i) => ({
+        property_id: row.id,
+        name: u.name,
+        code: u.code ?? null,
+        max_occupancy: u.max_occupancy ?? null,
+        is_active: true,
+        is_default: i === 0,
+        position: i + 1,
+        created_at: now,
+        updated_at: now,
+      })),
+    );
+    // Covered at once, whatever any auto-enrol setting says (rule 7).
+    await trx
+      .insertInto('coverage')
+      .values({ integration_id: actor.integrationId, property_id: row.id, external_id: externalId, created_at: now })
+      .execute();
+    const aliases = unitInputs.flatMap((u, i) => (typeof u.external_id === 'string' ? [{ unitId: units[i].id, externalId: u.external_id }] : []));
+    await insertAliases(trx, actor.integrationId, aliases);
+
+    const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
+    const appended = await appendEvents(trx, {
+      clock: deps.clock,
+      propertyId: row.id,
+      actorIntegrationId: actor.integrationId,
+      build: (target) => initialEventDrafts(trx, row.id, target, today, target.integrationId === actor.integrationId ? state : undefined),
+    });
+    return { block: propertyBlock(state), recorded: appended.recorded };
+  });
+  announce(deps, recorded);
+  return block;
+}
+
+/** Unit rule on create: a units[].external_id already mapped to a unit of the integration is a 422. */
+async function refuseHeldAliases(trx: Transaction<DB>, integrationId: number, units: Array<{ external_id?: string | null }>) {
+  const sent = units.map((u, i) => [i, u.external_id] as const).filter((x): x is readonly [number, string] => typeof x[1] === 'string');
+  if (sent.length === 0) return;
+  const held = new Set((await selectAliasHolders(trx, integrationId, sent.map((x) => x[1]))).map((h) => h.external_id));
+  const errors: FieldErrors = {};
+  for (const [i, alias] of sent) if (held.has(alias)) errors[`units.${i}.external_id`] = ['is already mapped to another unit'];
+  throwIfAny(errors);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update
+
+type Locate = (trx: Transaction<DB>) => Promise<CoveredProperty | null>;
+
+/** PUT /properties/{property}: checks the body, then updates; `external_id` in the body re-maps. */
+export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: unknown): Promise<PropertyBlockView> {
+  const input = body === undefined ? {} : body;
+  throwIfAny(checkUpdateBody(input));
+  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref, true), input as UpdatePropertyInput, true);
+}
+
+/**
+ * Applies a checked update body to a covered, non-archived property, with its events: always
+ * property.changed; inventory.changed when units were sent; availability.changed over the horizon
+ * when a unit went on or off sale; rates.changed over the horizon when a price changed.
+ */
+async function updateChecked(deps: Deps, actor: Actor, locate: Locate, input: UpdatePropertyInput, remap: boolean): Promise<PropertyBlockView> {
+  const now = deps.clock.now();
+  const today = kolkataDate(now);
+  const { block, recorded } = await writeTransaction(deps, async (trx) => {
+    const covered = await locate(trx);
+    if (!covered) throw notFound('No such property.');
+    if (covered.status === 'archived') throw archivedError();
+
+    let externalId = covered.externalId;
+    if (remap && input.external_id !== undefined && input.external_id !== covered.externalId) {
+      if (input.external_id !== null) {
+        const holder = await selectCoverageByExternalId(trx, actor.integrationId, input.external_id);
+        if (holder && holder.property_id !== covered.id) throw externalIdExists(input.external_id, holder.property_id);
+      }
+      externalId = input.external_id;
+      await trx
+        .updateTable('coverage')
+        .set({ external_id: externalId })
+        .where('integration_id', '=', actor.integrationId)
+        .where('property_id', '=', covered.id)
+        .execute();
+    }
+
+    const before = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
+    if (!before) throw notFound('No such property.');
+    const { set, pricesChanged, errors } = updateColumns(input, before.row);
+    throwIfAny(errors);
+    const units = input.units ? await mergeUnits(trx, actor.integrationId, before, input.units, now) : null;
+    await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', covered.id).execute();
+
+    const appended = await appendEvents(trx, {
+      clock: deps.clock,
+      propertyId: covered.id,
+      actorIntegrationId: actor.integrationId,
+      build: (target) =>
+        changeDrafts(trx, covered.id, target, today, {
+          inventory: units !== null,
+          retired: units?.retired ?? [],
+          availability: units?.saleChanged ?? false,
+          rates: pricesChanged,
+        }),
+    });
+    const after = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
+    return { block: propertyBlock(after!), recorded: appended.recorded };
+  });
+  announce(deps, recorded);
+  return block;
+}
+
+interface ChangeKinds {
+  inventory: boolean;
+  retired: RetiredAlias[];
+  availability: boolean;
+  rates: boolean;
+}
+
+/** The events of a change for one receiving integration, in a fixed order. */
+async function changeDrafts(
+  trx: Transaction<DB>,
+  propertyId: number,
+  target: Parameters<typeof initialEventDrafts>[2],
+  today: string,
+  kinds: ChangeKinds,
+): Promise<EventDraft[]> {
+  const state = await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId);
+  if (!state) return [];
+  const drafts = [propertyDraftFrom(state)];
+  if (kinds.inventory) drafts.push(inventoryDraftFrom(state, kinds.retired, target.integrationId));
+  const calendar: CalendarKind[] = [];
+  if (kinds.availability) calendar.push('availability');
+  if (kinds.rates) calendar.push('rates');
+  if (calendar.length > 0) {
+    drafts.push(...(await calendarEventDrafts(trx, propertyId, calendar, horizonWindows(today, target.horizonDays), target)));
+  }
+  return drafts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bulk
+
+export interface BulkItemResult {
+  index: number;
+  external_id: string | null;
+  doorloom_id: number | null;
+  status: 'created' | 'updated' | 'failed';
+  property?: PropertyBlockView;
+  error?: { code: string; message: string; errors?: Record<string, unknown> };
+}
+
+function bulkData(results: BulkItemResult[]) {
+  const succeeded = results.filter((r) => r.status !== 'failed').length;
+  return { summary: { requested: results.length, succeeded, failed: results.length - succeeded }, results };
+}
+
+/** A refusal of one item; anything unexpected is logged and reported without internals. */
+function itemError(deps: Deps, error: unknown): NonNullable<BulkItemResult['error']> {
+  if (error instanceof AppError) {
+    return error.errors === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, errors: error.errors };
+  }
+  deps.log.error({ err: error }, 'bulk property item failed');
+  return { code: 'INTERNAL_ERROR', message: 'Something went wrong on our side with this item.' };
+}
+
+/**
+ * POST /properties/bulk: the whole batch is checked first (422, nothing written), then each item
+ * is created in its own transaction; a refused item fails alone.
+ */
+export async function bulkCreate(deps: Deps, actor: Actor, body: unknown): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
+  throwIfAny(checkBulkCreateBody(body));
+  const items = (body as { properties: CreatePropertyInput[] }).properties;
+  const results: BulkItemResult[] = [];
+  for (const [index, item] of items.entries()) {
+    const externalId = item.external_id ?? null;
+    try {
+      const property = await createChecked(deps, actor, item);
+      results.push({ index, external_id: externalId, doorloom_id: property.doorloom_id, status: 'created', property });
+    } catch (error) {
+      results.push({ index, external_id: externalId, doorloom_id: null, status: 'failed', error: itemError(deps, error) });
+    }
+  }
+  return { allCreated: results.every((r) => r.status === 'created'), data: bulkData(results) };
+}
+
+/** PUT /properties/bulk: as bulk create; items name their property and never re-map it. */
+export async function bulkUpdate(deps: Deps, actor: Actor, body: unknown) {
+  throwIfAny(checkBulkUpdateBody(body));
+  const items = (body as { properties: BulkUpdateInput[] }).properties;
+  const results: BulkItemResult[] = [];
+  for (const [index, item] of items.entries()) {
+    const by = item.doorloom_id !== undefined ? { id: item.doorloom_id } : { externalId: item.external_id! };
+    const seen = await selectCoveredBy(deps.db, actor.integrationId, by);
+    // Both given: they must name the same property.
+    const locate: Locate = async (trx) => {
+      const found = await selectCoveredBy(trx, actor.integrationId, by, true);
+      if (found && item.doorloom_id !== undefined && item.external_id !== undefined && found.externalId !== item.external_id) return null;
+      return found;
+    };
+    try {
+      const property = await updateChecked(deps, actor, locate, item, false);
+      results.push({ index, external_id: property.external_id, doorloom_id: property.doorloom_id, status: 'updated', property });
+    } catch (error) {
+      results.push({
+        index,
+        external_id: item.external_id ?? seen?.externalId ?? null,
+        doorloom_id: seen?.id ?? null,
+        status: 'failed',
+        error: itemError(deps, error),
+      });
+    }
+  }
+  return bulkData(results);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+/** GET /properties: a page of covered properties, with the sequence watermark read first. */
+export async function listProperties(deps: Deps, integrationId: number, query: ListQueryInput) {
+  const page = query.page ?? 1;
+  const perPage = query.per_page ?? 50;
+  // Read before the payload: events above it apply on top, those at or below are included.
+  const sequence = await selectLastSequence(deps.db, integrationId);
+  const { rows, total } = await selectCoveredPage(deps.db, integrationId, { status: query.status, limit: perPage, offset: (page - 1) * perPage });
+  const properties = await loadPropertyBlocks(deps.db, integrationId, rows);
+  return {
+    data: { sequence, properties },
+    pagination: { page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },
+  };
+}
+
+/** GET /properties/{property}: the Property block with its input groups. */
+export async function getProperty(deps: Deps, integrationId: number, ref: string) {
+  const covered = await requireCoveredProperty(deps.db, integrationId, ref);
+  const state = await loadPropertyState(deps.db, integrationId, covered.id, covered.externalId);
+  if (!state) throw notFound('No such property.');
+  return propertyDetail(state);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host and staff (platform side, decisions §9)
+
+/** The staff view: the detail without partner mappings, every unit, and who covers it. */
+export async function staffPropertyView(deps: Deps, propertyId: number) {
+  const state = await loadPropertyState(deps.db, null, propertyId, null);
+  if (!state) throw notFound('No such property.');
+  const { external_id: _e, coverage: _c, units: _u, ...detail } = propertyDetail(state);
+  return {
+    ...detail,
+    brand_id: state.row.brand_id,
+    archived_at: formatTimestampOrNull(state.row.archived_at),
+    units: state.units.map((u) => ({
+      inventory_id: u.id,
+      name: u.name,
+      code: u.code,
+      is_active: u.is_active,
+      is_default: u.is_default,
+      max_occupancy: u.max_occupancy,
+    })),
+    coverage: await selectCoverageOfProperty(deps.db, propertyId),
+  };
+}
+
+/**
+ * Staff `POST /brands/{id}/properties`: the host creates a property in the app. Same body as the
+ * partner create (partner mappings in it are ignored); no integration covers it yet, so it is
+ * invisible to every integration and records no event.
+ */
+export async function hostCreateProperty(deps: Deps, brandId: number, body: unknown) {
+  throwIfAny(checkCreateBody(body));
+  const input = body as CreatePropertyInput;
+  const now = deps.clock.now();
+  const id = await deps.db.transaction().execute(async (trx) => {
+    if (!(await selectBrand(trx, brandId))) throw notFound('No such brand.');
+    const row = await insertProperty(trx, {
+      ...createColumns(input),
+      brand_id: brandId,
+      status: 'active',
+      created_by_integration_id: null,
+      created_at: now,
+      updated_at: now,
+    });
+    await insertUnits(
+      trx,
+      (input.units ?? ([{ name: input.name }] as CreateUnitEntry[])).map((u, i) => ({
+        property_id: row.id,
+        name: u.name,
+        code: u.code ?? null,
+        max_occupancy: u.max_occupancy ?? null,
+        is_active: true,
+        is_default: i === 0,
+        position: i + 1,
+        created_at: now,
+        updated_at: now,
+      })),
+    );
+    return row.id;
+  });
+  return staffPropertyView(deps, id);
+}
+
+/** Records `build`'s events for every integration covering the property (a host change: origin doorloom). */
+async function recordHostChange(
+  deps: Deps,
+  trx: Transaction<DB>,
+  propertyId: number,
+  build: (target: Parameters<typeof initialEventDrafts>[2]) => Promise<EventDraft[]>,
+) {
+  return (await appendEvents(trx, { clock: deps.clock, propertyId, actorIntegrationId: null, build })).recorded;
+}
+
+/**
+ * Staff `PATCH /properties/{id}`: host edits of the property's groups (address, occupancy, prices,
+ * …). Every covering integration gets property.changed, and rates.changed when a price changed.
+ */
+export async function hostUpdateProperty(deps: Deps, propertyId: number, body: unknown) {
+  const input = body === undefined ? {} : body;
+  throwIfAny(checkHostUpdateBody(input));
+  const now = deps.clock.now();
+  const today = kolkataDate(now);
+  const recorded = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('properties').selectAll().where('id', '=', propertyId).forUpdate().executeTakeFirst();
+    if (!row) throw notFound('No such property.');
+    const { units: _ignored, external_id: _mapping, ...groups } = input as UpdatePropertyInput;
+    const { set, pricesChanged, errors } = updateColumns(groups, row);
+    throwIfAny(errors);
+    await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', propertyId).execute();
+    return recordHostChange(deps, trx, propertyId, (target) =>
+      changeDrafts(trx, propertyId, target, today, { inventory: false, retired: [], availability: false, rates: pricesChanged }),
+    );
+  });
+  announce(deps, recorded);
+  return staffPropertyView(deps, propertyId);
+}
+
+/**
+ * Staff `POST /properties/{id}/archive`: the host archives the property. It stays visible to its
+ * integrations (status `archived`), refuses partner writes, and each of them gets property.changed.
+ * Archiving an archived property changes nothing.
+ */
+export async function archiveProperty(deps: Deps, propertyId: number) {
+  const now = deps.clock.now();
+  const recorded = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('properties').select(['id', 'status']).where('id', '=', propertyId).forUpdate().executeTakeFirst();
+    if (!row) throw notFound('No such property.');
+    if (row.status === 'archived') return undefined;
+    await trx.updateTable('properties').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', propertyId).execute();
+    return recordHostChange(deps, trx, propertyId, async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)]);
+  });
+  announce(deps, recorded);
+  return staffPropertyView(deps, propertyId);
+}
+
+/**
+ * Staff `PUT /integrations/{id}/coverage/{property_id}`: the integration starts covering a
+ * property of its brand and receives the property's initial state, as on a partner create. Already
+ * covered: only a changed `external_id` is applied (with property.changed to that integration).
+ */
+export async function coverProperty(deps: Deps, integrationId: number, propertyId: number, body: unknown) {
+  // The body is optional (no body: cover without a mapping).
+  if (body !== undefined && !validateCoverageBody(body)) throw validationFailed(toFieldErrors(validateCoverageBody.errors ?? []));
+  const externalId = (body as { external_id?: string | null } | undefined)?.external_id;
+  const now = deps.clock.now();
+  const today = kolkataDate(now);
+  const { created, recorded } = await writeTransaction(deps, async (trx) => {
+    const integration = await selectIntegrationBrand(trx, integrationId);
+    if (!integration) throw notFound('No such integration.');
+    const property = await selectProperty(trx, propertyId);
+    if (!property) throw notFound('No such property.');
+    if (property.brand_id !== integration.brand_id) {
+      throw validationFailed({ property_id: ["belongs to another brand than the integration's"] });
+    }
+    if (typeof externalId === 'string') {
+      const holder = await selectCoverageByExternalId(trx, integrationId, externalId);
+      if (holder && holder.property_id !== propertyId) throw externalIdExists(externalId, holder.property_id);
+    }
+    const existing = await selectCoverage(trx, integrationId, propertyId);
+    if (existing) {
+      if (externalId === undefined || externalId === existing.external_id) return { created: false, recorded: undefined };
+      await trx
+        .updateTable('coverage')
+        .set({ external_id: externalId })
+        .where('integration_id', '=', integrationId)
+        .where('property_id', '=', propertyId)
+        .execute();
+      const appended = await appendEvents(trx, {
+        clock: deps.clock,
+        propertyId,
+        actorIntegrationId: null,
+        onlyIntegrationId: integrationId,
+        build: async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)],
+      });
+      return { created: false, recorded: appended.recorded };
+    }
+    await trx
+      .insertInto('coverage')
+      .values({ integration_id: integrationId, property_id: propertyId, external_id: externalId ?? null, created_at: now })
+      .execute();
+    const appended = await appendEvents(trx, {
+      clock: deps.clock,
+      propertyId,
+      actorIntegrationId: null,
+      onlyIntegrationId: integrationId,
+      build: (target) => initialEventDrafts(trx, propertyId, target, today),
+    });
+    return { created: true, recorded: appended.recorded };
+  });
+  announce(deps, recorded);
+  const coverage = await selectCoverage(deps.db, integrationId, propertyId);
+  return { created, data: { integration_id: integrationId, property_id: propertyId, external_id: coverage?.external_id ?? null, coverage: 'active' } };
+}
+
+/**
+ * Staff `DELETE /integrations/{id}/coverage/{property_id}`: the integration stops covering the
+ * property (its reads and writes answer 404 from now on). Its mappings go with the coverage
+ * (the property's external_id and its unit aliases), so those ids are free again.
+ */
+export async function uncoverProperty(deps: Deps, integrationId: number, propertyId: number) {
+  await deps.db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom('coverage')
+      .where('integration_id', '=', integrationId)
+      .where('property_id', '=', propertyId)
+      .returning('property_id')
+      .executeTakeFirst();
+    if (!removed) throw notFound('This integration does not cover that property.');
+    const units = await selectUnits(trx, [propertyId]);
+    await deleteAliases(
+      trx,
+      integrationId,
+      units.map((u) => u.id),
+    );
+  });
+  return { integration_id: integrationId, property_id: propertyId, coverage: 'removed' };
+}

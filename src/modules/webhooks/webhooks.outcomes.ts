@@ -1,0 +1,244 @@
+import type { Deps } from '../../deps.js';
+import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason } from './webhooks.policy.js';
+import type { SendResult } from './webhooks.send.js';
+import { insertAttempts, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
+
+/** One attempt as the attempt log keeps it. */
+export interface Attempt {
+  eventId: string;
+  eventType: string;
+  sequence: number | null;
+  attempt: number | null;
+  /** Service-clock milliseconds at the start of the attempt. */
+  at: number;
+  result: SendResult;
+}
+
+export function attemptRow(integrationId: number, worker: string, a: Attempt): AttemptRow {
+  return {
+    integration_id: integrationId,
+    event_id: a.eventId,
+    event_type: a.eventType,
+    sequence: a.sequence,
+    attempt: a.attempt,
+    attempted_at: new Date(a.at),
+    duration_ms: a.result.durationMs,
+    status_code: a.result.status,
+    error: a.result.error,
+    success: a.result.ok,
+    response_body: a.result.body,
+    worker,
+  };
+}
+
+type Done = { kind: 'delivered'; sequence: number; attempt: Attempt } | { kind: 'skipped'; sequence: number };
+
+/** Flush once this many outcomes wait, or once the oldest has waited this long. */
+const FLUSH_AT = 256;
+const FLUSH_AFTER_MS = 100;
+/** Sending waits for the database when this many outcomes are unwritten. */
+const MAX_UNWRITTEN = 4_000;
+/** `last_success_at` is refreshed at most this often during a stream (and always at its end). */
+const TOUCH_EVERY_MS = 1_000;
+
+/**
+ * The successful side of one integration's stream, written behind the sends: outcomes are buffered
+ * and written in one transaction per flush (events marked delivered, attempts logged, the
+ * integration's success counters touched), while the next deliveries are already on the wire.
+ *
+ * Flushes run one at a time and in order, so the events marked delivered are always a prefix of
+ * what was sent: a process killed before a flush re-sends the unflushed tail (a duplicate the
+ * contract allows), never leaves a gap. After a failed flush nothing more is written or sent.
+ */
+export class OutcomeBuffer {
+  private items: Done[] = [];
+  private firstQueuedAt = 0;
+  private inflight: Promise<void> | null = null;
+  private failure: unknown = null;
+  /** Latest success not yet written to the integration row. */
+  private untouched: number | null = null;
+  private lastTouch = 0;
+  /** Whether this stream has had a success (the integration's failure counters are reset by it). */
+  succeeded = false;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly integrationId: number,
+    private readonly worker: string,
+    /** The integration had failures when the stream started: the first success must reset them at once. */
+    private countersDirty: boolean,
+  ) {}
+
+  delivered(sequence: number, attempt: Attempt): void {
+    this.queue({ kind: 'delivered', sequence, attempt });
+    this.untouched = attempt.at;
+    this.succeeded = true;
+  }
+
+  skipped(sequence: number): void {
+    this.queue({ kind: 'skipped', sequence });
+  }
+
+  private queue(item: Done): void {
+    if (this.items.length === 0) this.firstQueuedAt = performance.now();
+    this.items.push(item);
+  }
+
+  /** Starts a flush when one is due; waits only when too much is unwritten. */
+  async maybeFlush(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (!this.inflight && this.items.length > 0 && (this.items.length >= FLUSH_AT || performance.now() - this.firstQueuedAt >= FLUSH_AFTER_MS)) {
+      this.start();
+    }
+    if (this.items.length >= MAX_UNWRITTEN && this.inflight) await this.inflight;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Writes everything buffered, then the integration's last success if still unwritten. */
+  async drain(): Promise<void> {
+    for (;;) {
+      if (this.failure) throw this.failure;
+      if (this.inflight) await this.inflight;
+      else if (this.items.length > 0) this.start();
+      else break;
+    }
+    if (this.failure) throw this.failure;
+    if (this.untouched !== null) await this.touch(this.untouched);
+  }
+
+  private start(): void {
+    const items = this.items;
+    this.items = [];
+    this.inflight = this.write(items)
+      .catch((error) => {
+        this.failure = error;
+      })
+      .finally(() => {
+        this.inflight = null;
+      });
+  }
+
+  private async write(items: Done[]): Promise<void> {
+    const delivered = items.filter((d): d is Extract<Done, { kind: 'delivered' }> => d.kind === 'delivered');
+    // The integration row is shared with every writer recording events (they hold its lock to
+    // allocate sequences), so it is touched only when needed, not on every flush.
+    const successAt = this.untouched;
+    const touch = successAt !== null && (this.countersDirty || performance.now() - this.lastTouch >= TOUCH_EVERY_MS);
+    await writeOutcomes(this.deps.db, {
+      integrationId: this.integrationId,
+      delivered: delivered.map((d) => ({ sequence: d.sequence, at: new Date(d.attempt.at + d.attempt.result.durationMs) })),
+      skipped: items.filter((d) => d.kind === 'skipped').map((d) => d.sequence),
+      attempts: delivered.map((d) => attemptRow(this.integrationId, this.worker, d.attempt)),
+      touchSuccessAt: touch ? new Date(successAt) : null,
+    });
+    if (touch) this.touched(successAt);
+  }
+
+  private async touch(successAt: number): Promise<void> {
+    await writeOutcomes(this.deps.db, { integrationId: this.integrationId, delivered: [], skipped: [], attempts: [], touchSuccessAt: new Date(successAt) });
+    this.touched(successAt);
+  }
+
+  private touched(successAt: number): void {
+    if (this.untouched === successAt) this.untouched = null;
+    this.countersDirty = false;
+    this.lastTouch = performance.now();
+  }
+}
+
+/**
+ * A failed attempt on the head event: counts it, logs it, and moves the integration along the
+ * ladder or pauses it (decisions §7). Returns what was decided.
+ */
+export async function recordEventFailure(deps: Deps, integrationId: number, worker: string, sequence: number, attempt: Attempt): Promise<FailureOutcome> {
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('integrations')
+      .select(['status', 'consecutive_failures', 'first_failure_at', 'last_success_at'])
+      .where('id', '=', integrationId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const event = await trx
+      .updateTable('events')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('integration_id', '=', integrationId)
+      .where('sequence', '=', sequence)
+      .returning('attempts')
+      .executeTakeFirst();
+    const now = deps.clock.nowMs();
+    const failures = row.consecutive_failures + 1;
+    const firstFailureAt = row.first_failure_at?.getTime() ?? now;
+    const outcome = afterFailure(
+      // while an event is pending every attempt it had failed, so its attempts are its failures
+      { failures, eventFailures: event?.attempts ?? attempt.attempt ?? 1, firstFailureAt, lastSuccessAt: row.last_success_at?.getTime() ?? null },
+      now,
+    );
+    const pause = outcome.pause !== null && row.status === 'active';
+    await trx
+      .updateTable('integrations')
+      .set({
+        consecutive_failures: failures,
+        first_failure_at: new Date(firstFailureAt),
+        last_failure_at: new Date(now),
+        next_attempt_at: new Date(outcome.nextAttemptAt),
+        ...(pause ? { status: 'paused' as const, paused_at: new Date(now), paused_reason: outcome.pause } : {}),
+      })
+      .where('id', '=', integrationId)
+      .execute();
+    await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
+    return outcome;
+  });
+}
+
+/** Pauses an active integration now; its first ping is due in 15 minutes. */
+export async function pauseIntegration(deps: Deps, integrationId: number, reason: PauseReason): Promise<void> {
+  const now = deps.clock.nowMs();
+  await deps.db
+    .updateTable('integrations')
+    .set({ status: 'paused', paused_at: new Date(now), paused_reason: reason, next_attempt_at: new Date(now + PING_INTERVAL_MS) })
+    .where('id', '=', integrationId)
+    .where('status', '=', 'active')
+    .execute();
+}
+
+/**
+ * The outcome of a ping to a paused integration. A 2xx resumes it: status active, failures reset,
+ * nothing scheduled, so the blocked event goes at once with a fresh ladder. Returns whether it resumed.
+ */
+export async function recordPing(deps: Deps, integrationId: number, worker: string, attempt: Attempt): Promise<boolean> {
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.nowMs();
+    let resumed = false;
+    if (attempt.result.ok) {
+      const row = await trx
+        .updateTable('integrations')
+        .set({
+          status: 'active',
+          paused_at: null,
+          paused_reason: null,
+          consecutive_failures: 0,
+          first_failure_at: null,
+          next_attempt_at: null,
+          last_success_at: new Date(now),
+        })
+        .where('id', '=', integrationId)
+        .where('status', '=', 'paused')
+        .returning('id')
+        .executeTakeFirst();
+      resumed = row !== undefined;
+    } else {
+      await trx
+        .updateTable('integrations')
+        .set((eb) => ({
+          consecutive_failures: eb('consecutive_failures', '+', 1),
+          last_failure_at: new Date(now),
+          next_attempt_at: new Date(now + PING_INTERVAL_MS),
+        }))
+        .where('id', '=', integrationId)
+        .where('status', '=', 'paused')
+        .execute();
+    }
+    await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
+    return resumed;
+  });
+}

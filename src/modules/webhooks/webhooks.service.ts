@@ -1,0 +1,49 @@
+import type { Deps } from '../../deps.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { formatTimestamp } from '../../lib/time.js';
+import { staffIntegrationView } from '../integrations/integrations.service.js';
+import { findIntegration } from '../integrations/integrations.sql.js';
+import { attemptLog } from './webhooks.sql.js';
+
+/**
+ * Staff resume (decisions §9): a paused integration becomes active with its failures reset, and the
+ * blocked event goes at once with a fresh ladder. On an active integration that is backing off it
+ * cuts the wait short the same way. A disabled one is re-enabled by PATCH status, not here.
+ */
+export async function resumeWebhook(deps: Deps, integrationId: number) {
+  const current = await findIntegration(deps.db, integrationId);
+  if (!current) throw notFound('No such integration.');
+  if (current.status === 'disabled') {
+    throw new AppError(409, 'INTEGRATION_DISABLED', 'The integration is disabled; re-enable it with PATCH status "active".');
+  }
+  await deps.db
+    .updateTable('integrations')
+    .set({ status: 'active', paused_at: null, paused_reason: null, consecutive_failures: 0, first_failure_at: null, next_attempt_at: null, updated_at: deps.clock.now() })
+    .where('id', '=', integrationId)
+    .where('status', '!=', 'disabled')
+    .execute();
+  deps.signals.emit('events', [integrationId]);
+  return staffIntegrationView(deps, integrationId);
+}
+
+/** One page of the attempt log, oldest first after the attempt id `after`. */
+export async function deliveryLog(deps: Deps, integrationId: number, after: number, limit: number) {
+  if (!(await findIntegration(deps.db, integrationId))) throw notFound('No such integration.');
+  const rows = await attemptLog(deps.db, integrationId, after, limit + 1);
+  const page = rows.slice(0, limit);
+  return {
+    data: page.map((r) => ({
+      id: r.id,
+      attempted_at: formatTimestamp(r.attempted_at),
+      event: { id: r.event_id, type: r.event_type, sequence: r.sequence },
+      attempt: r.attempt,
+      success: r.success,
+      status_code: r.status_code,
+      error: r.error,
+      duration_ms: r.duration_ms,
+      response_body: r.response_body,
+      worker: r.worker,
+    })),
+    cursor: { next_after: page.length > 0 ? page[page.length - 1].id : after, has_more: rows.length > limit },
+  };
+}

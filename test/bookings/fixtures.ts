@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { addDays, kolkataDate } from '../../src/lib/time.js';
+import type { TestContext, TestIntegration } from '../helpers/context.js';
+
+export const newKey = () => `key-${randomBytes(8).toString('hex')}`;
+export const newRef = (prefix = 'BK') => `${prefix}-${randomBytes(6).toString('hex')}`;
+
+export interface Villa {
+  id: number;
+  externalId: string;
+  /** inventory ids in position order */
+  unitIds: number[];
+  /** external_unit_ids in position order */
+  aliases: string[];
+}
+
+/** Creates a property through POST /properties with `units` aliased units (U1…Un of the property). */
+export async function createVilla(ctx: TestContext, integration: TestIntegration, units = 3, externalId = newRef('P')): Promise<Villa> {
+  const aliases = Array.from({ length: units }, (_, i) => `${externalId}-U${i + 1}`);
+  const res = await ctx.api(
+    integration.apiKey,
+    'POST',
+    '/properties',
+    {
+      external_id: externalId,
+      name: 'Booking Villa',
+      description: 'For booking tests.',
+      address: { address_line_1: '1 Test Road', city: 'Panaji', state: 'Goa', pin_code: '403001' },
+      space: { bedrooms: units, washrooms: 1 },
+      occupancy: { max_guests: 4 },
+      pricing: { weekday: { base_price: 5000 }, weekend: { base_price: 7000 } },
+      units: aliases.map((alias, i) => ({ name: `Room ${i + 1}`, external_id: alias })),
+    },
+    { 'idempotency-key': newKey() },
+  );
+  if (res.statusCode !== 201) throw new Error(`property create failed: ${res.statusCode} ${res.body}`);
+  const block = res.json().data;
+  return { id: block.doorloom_id, externalId, unitIds: block.units.map((u: { inventory_id: number }) => u.inventory_id), aliases };
+}
+
+export function today(ctx: TestContext): string {
+  return kolkataDate(ctx.deps.clock.now());
+}
+
+/** The date `days` after today (Asia/Kolkata, service clock). */
+export function day(ctx: TestContext, days: number): string {
+  return addDays(today(ctx), days);
+}
+
+/** A valid create body for a villa: one unit (the first alias) for two nights starting in 10 days. */
+export function bookingBody(ctx: TestContext, villa: Villa, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    external_booking_id: newRef(),
+    property: { external_id: villa.externalId },
+    units: [{ external_unit_id: villa.aliases[0], adults: 2 }],
+    check_in: day(ctx, 10),
+    check_out: day(ctx, 12),
+    guest: { name: 'Asha Rao', phone_code: '+91', mobile: '9876543210' },
+    pricing: { total: 10000, currency: 'INR' },
+    source: { channel: 'airbnb', reference: 'HM-1' },
+    ...overrides,
+  };
+}
+
+export function postBooking(ctx: TestContext, integration: TestIntegration, body: unknown, key = newKey()): Promise<LightMyRequestResponse> {
+  return ctx.api(integration.apiKey, 'POST', '/bookings', body, { 'idempotency-key': key });
+}
+
+/** Creates a booking and returns it (throws unless 201). */
+export async function book(ctx: TestContext, integration: TestIntegration, villa: Villa, overrides: Record<string, unknown> = {}) {
+  const res = await postBooking(ctx, integration, bookingBody(ctx, villa, overrides));
+  if (res.statusCode !== 201) throw new Error(`booking failed: ${res.statusCode} ${res.body}`);
+  return res.json().data;
+}
+
+/** Events recorded for an integration after a sequence, as envelopes. */
+export async function eventsOf(ctx: TestContext, integrationId: number, afterSequence = 0) {
+  const rows = await ctx.deps.db
+    .selectFrom('events')
+    .select(['sequence', 'body'])
+    .where('integration_id', '=', integrationId)
+    .where('sequence', '>', afterSequence)
+    .orderBy('sequence')
+    .execute();
+  return rows.map(
+    (r) =>
+      JSON.parse(r.body) as {
+        type: string;
+        sequence: number;
+        origin: string;
+        window: { from: string; to: string } | null;
+        property: { doorloom_id: number; external_id: string | null };
+        data: any;
+      },
+  );
+}
+
+export async function lastSequence(ctx: TestContext, integrationId: number): Promise<number> {
+  const row = await ctx.deps.db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId).executeTakeFirstOrThrow();
+  return Number(row.last_sequence);
+}
+
+/** The unit ids holding a night of a villa. */
+export async function holdsOf(ctx: TestContext, bookingId: number) {
+  return ctx.deps.db.selectFrom('unit_nights').select(['unit_id', 'night']).where('booking_id', '=', bookingId).orderBy('unit_id').orderBy('night').execute();
+}

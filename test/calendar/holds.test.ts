@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../src/lib/time.js';
+import {
+  availabilityForStay,
+  insertHolds,
+  isHoldConflict,
+  lockPropertyCalendar,
+  releaseHolds,
+  type StayOptions,
+} from '../../src/modules/calendar/calendar.holds.js';
+import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { alias, cover, hold, insertProperty, makeBooking, today, type FixtureProperty } from './fixtures.js';
+
+let ctx: TestContext;
+let partner: TestIntegration;
+let day0: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  partner = await ctx.createIntegration();
+  day0 = today(ctx);
+});
+afterAll(() => ctx.close());
+
+const stay = (p: FixtureProperty, checkIn: string, checkOut: string, options: StayOptions) =>
+  ctx.deps.db.transaction().execute((trx) => availabilityForStay(trx, p.id, checkIn, checkOut, options));
+
+describe('holds storage', () => {
+  it('allows one hold per unit and night, enforced by the database', async () => {
+    const p = await insertProperty(ctx, { brandId: partner.brandId, units: 1 });
+    const [u] = p.unitIds;
+    const [b1, b2, b3] = [await makeBooking(ctx, p.id), await makeBooking(ctx, p.id), await makeBooking(ctx, p.id)];
+    await ctx.deps.db.transaction().execute((trx) => insertHolds(trx, b1, [u], addDays(day0, 1), addDays(day0, 4)));
+    const rows = await ctx.deps.db.selectFrom('unit_nights').selectAll().where('unit_id', '=', u).orderBy('night').execute();
+    expect(rows.map((r) => r.night)).toEqual([addDays(day0, 1), addDays(day0, 2), addDays(day0, 3)]); // check_out exclusive
+
+    // an overlapping hold by another booking is refused by the primary key, even without any check in code
+    const error = await ctx.deps.db
+      .transaction()
+      .execute((trx) => insertHolds(trx, b2, [u], addDays(day0, 3), addDays(day0, 5)))
+      .then(() => null, (e: unknown) => e);
+    expect(error).not.toBeNull();
+    expect(isHoldConflict(error)).toBe(true);
+    expect(isHoldConflict(new Error('other'))).toBe(false);
+    // nothing of the refused booking remains; adjacent stays are fine
+    await ctx.deps.db.transaction().execute((trx) => insertHolds(trx, b3, [u], addDays(day0, 4), addDays(day0, 6)));
+    expect(await ctx.deps.db.selectFrom('unit_nights').select('booking_id').where('booking_id', '=', b2).execute()).toEqual([]);
+
+    await ctx.deps.db.transaction().execute((trx) => releaseHolds(trx, b1));
+    const left = await ctx.deps.db.selectFrom('unit_nights').select(['booking_id']).where('unit_id', '=', u).execute();
+    expect(left.length).toBe(2);
+    expect(left.every((r) => r.booking_id === b3)).toBe(true);
+  });
+
+  it('lets exactly one of many concurrent overlapping holds win', async () => {
+    const p = await insertProperty(ctx, { brandId: partner.brandId, units: 1 });
+    const [u] = p.unitIds;
+    const bookings: number[] = [];
+    for (let i = 0; i < 8; i++) bookings.push(await makeBooking(ctx, p.id));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        ctx.deps.db.transaction().execute((trx) => insertHolds(trx, bookings[i], [u], addDays(day0, 10 + (i % 2)), addDays(day0, 13))),
+      ),
+    );
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(isHoldConflict(r.reason)).toBe(true);
+    const holders = await ctx.deps.db.selectFrom('unit_nights').select('booking_id').distinct().where('unit_id', '=', u).execute();
+    expect(holders).toHaveLength(1);
+  });
+
+  it('serialises check-then-hold under the property lock, so a cap is never overrun', async () => {
+    const p = await insertProperty(ctx, { brandId: partner.brandId, units: 4 });
+    await ctx.staff('PUT', `/properties/${p.id}/calendar`, { from: addDays(day0, 20), to: addDays(day0, 21), units_cap: 2 });
+    const attempt = (bookingId: number) =>
+      ctx.deps.db.transaction().execute(async (trx) => {
+        await lockPropertyCalendar(trx, p.id);
+        const a = await availabilityForStay(trx, p.id, addDays(day0, 20), addDays(day0, 22), { channel: 'direct' });
+        const units = a.pickUnits(1);
+        if (!units) return false;
+        await insertHolds(trx, bookingId, units, addDays(day0, 20), addDays(day0, 22));
+        return true;
+      });
+    const bookings: number[] = [];
+    for (let i = 0; i < 6; i++) bookings.push(await makeBooking(ctx, p.id));
+    const outcomes = await Promise.all(bookings.map((id) => attempt(id)));
+    expect(outcomes.filter(Boolean)).toHaveLength(2);
+    const held = await ctx.deps.db.selectFrom('unit_nights').select('unit_id').distinct().where('unit_id', 'in', p.unitIds).execute();
+    expect(held).toHaveLength(2);
+  });
+});
+
+describe('availabilityForStay', () => {
+  it('applies holds, blocks (everywhere / ota_only by channel), caps and the booking’s own holds', async () => {
+    const p = await insertProperty(ctx, { brandId: partner.brandId, units: 3 });
+    await cover(ctx, partner, p.id);
+    await alias(ctx, partner, p.unitIds[2], 'U3');
+    const [u1, u2, u3] = p.unitIds;
+    const n = (i: number) => addDays(day0, 30 + i);
+    const put = (body: object) => ctx.staff('PUT', `/properties/${p.id}/calendar`, body);
+
+    // plain stay: all free
+    let a = await stay(p, n(0), n(2), { channel: 'booking_com' });
+    expect(a.window).toEqual({ from: n(0), to: n(1) });
+    expect(a.nights).toEqual([n(0), n(1)]);
+    expect(a.canBook([u1, u2, u3])).toBe(true);
+    expect(a.canBook([u1, u1])).toBe(false);
+    expect(a.pickUnits(2)).toEqual([u1, u2]);
+
+    // a hold on u1 for night 1
+    const b500 = await hold(ctx, u1, n(1), n(1));
+    a = await stay(p, n(0), n(2), { channel: 'direct' });
+    expect(a.canBook([u1])).toBe(false);
+    expect(a.pickUnits(1)).toEqual([u2]);
+    expect(a.pickUnits(1, [u2])).toEqual([u3]);
+    expect(a.pickUnits(3)).toBeNull();
+    // ... which the holding booking itself may keep (update of booking 500)
+    a = await stay(p, n(0), n(2), { channel: 'direct', excludeBookingId: b500 });
+    expect(a.canBook([u1])).toBe(true);
+
+    // ota_only block of the property: direct yes, others no
+    await put({ from: n(3), to: n(3), block_scope: 'ota_only' });
+    expect((await stay(p, n(3), n(4), { channel: 'direct' })).canBook([u2])).toBe(true);
+    const ota = await stay(p, n(3), n(4), { channel: 'airbnb' });
+    expect(ota.canBook([u2])).toBe(false);
+    expect(ota.pickUnits(1)).toBeNull();
+
+    // everywhere block: nobody
+    await put({ from: n(4), to: n(4), block_scope: 'everywhere' });
+    expect((await stay(p, n(4), n(5), { channel: 'direct' })).pickUnits(1)).toBeNull();
+
+    // unit blocks
+    await put({ from: n(5), to: n(5), inventory_ids: [u2], block_scope: 'ota_only' });
+    await put({ from: n(5), to: n(5), inventory_ids: [u3], block_scope: 'everywhere' });
+    expect((await stay(p, n(5), n(6), { channel: 'direct' })).pickUnits(2)).toEqual([u1, u2]);
+    expect((await stay(p, n(5), n(6), { channel: 'expedia' })).pickUnits(2)).toBeNull();
+    expect((await stay(p, n(5), n(6), { channel: 'expedia' })).pickUnits(1)).toEqual([u1]);
+
+    // cap 1 with one unit held: nothing more
+    await put({ from: n(7), to: n(7), units_cap: 1 });
+    const b501 = await hold(ctx, u3, n(7), n(7));
+    const capped = await stay(p, n(7), n(8), { channel: 'direct' });
+    expect(capped.canBook([u1])).toBe(false);
+    expect((await stay(p, n(7), n(8), { channel: 'direct', excludeBookingId: b501 })).canBook([u1])).toBe(true);
+  });
+
+  it('gives the 409 picture: window.to is the last night, dates and units with aliases', async () => {
+    const p = await insertProperty(ctx, { brandId: partner.brandId, units: 2 });
+    await alias(ctx, partner, p.unitIds[1], 'ALIAS-2');
+    const n = (i: number) => addDays(day0, 50 + i);
+    await hold(ctx, p.unitIds[0], n(0), n(1));
+    await ctx.staff('PUT', `/properties/${p.id}/calendar`, { from: n(1), to: n(1), block_scope: 'ota_only' });
+    const a = await stay(p, n(0), n(2), { channel: 'airbnb', integrationId: partner.id });
+    expect(a.picture()).toEqual({
+      window: { from: n(0), to: n(1) },
+      dates: [
+        { date: n(0), available_units: 1, is_blocked: false, block_scope: null },
+        { date: n(1), available_units: 1, is_blocked: true, block_scope: 'ota_only' },
+      ],
+      units: [
+        { inventory_id: p.unitIds[0], external_unit_id: null, unavailable: [n(0), n(1)] },
+        { inventory_id: p.unitIds[1], external_unit_id: 'ALIAS-2', unavailable: [n(1)] },
+      ],
+    });
+  });
+});

@@ -1,0 +1,56 @@
+import { appendEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import type { TestContext } from '../helpers/context.js';
+
+/**
+ * Records integration-wide events (no property needed) for one integration through the normal
+ * event log, then wakes delivery the way writers do.
+ */
+export async function recordEvents(ctx: TestContext, integrationId: number, count: number, type: EventDraft['type'] = 'availability.changed', data: (i: number) => unknown = (i) => ({ i })) {
+  const result = await ctx.deps.db.transaction().execute((trx) =>
+    appendEvents(trx, {
+      clock: ctx.deps.clock,
+      propertyId: null,
+      actorIntegrationId: null,
+      onlyIntegrationId: integrationId,
+      build: () => Array.from({ length: count }, (_, i) => ({ type, data: data(i) })),
+    }),
+  );
+  ctx.deps.signals.emit('events', [...result.recorded.keys()]);
+}
+
+export async function staffView(ctx: TestContext, integrationId: number) {
+  const res = await ctx.staff('GET', `/integrations/${integrationId}`);
+  if (res.statusCode !== 200) throw new Error(`staff view failed: ${res.body}`);
+  return res.json().data;
+}
+
+export async function attemptsOf(ctx: TestContext, integrationId: number) {
+  const res = await ctx.staff('GET', `/integrations/${integrationId}/deliveries?limit=200`);
+  if (res.statusCode !== 200) throw new Error(`deliveries failed: ${res.body}`);
+  return res.json().data as Array<{
+    id: number;
+    attempted_at: string;
+    event: { id: string; type: string; sequence: number | null };
+    attempt: number | null;
+    success: boolean;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+    response_body: string | null;
+  }>;
+}
+
+/** Seconds between two +05:30 timestamps. */
+export function secondsBetween(a: string, b: string): number {
+  return (Date.parse(b) - Date.parse(a)) / 1000;
+}
+
+/** Polls until `check` returns true (database state settling after a delivery). */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 10_000, what = 'the condition'): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

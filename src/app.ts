@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './http/auth.js';
-import { checkJsonShape, clientErrorHandler, frameworkErrors } from './http/caps.js';
+import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
 import { failureBody } from './http/envelope.js';
 import { AppError } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
@@ -29,6 +29,8 @@ export interface BuildOptions {
 }
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
+  let countUnrouted: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
@@ -40,7 +42,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Refusals before routing (oversized headers, malformed HTTP or paths) answer in the envelope too.
     clientErrorHandler,
-    frameworkErrors,
+    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply, countUnrouted),
     ajv: { customOptions: { allErrors: true } },
   });
 
@@ -56,8 +58,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     if ((body as string).trim() === '') return done(null, undefined);
     const refused = checkJsonShape(body as string); // too deep or too many values: refused before parsing
     if (refused) return done(refused, undefined);
-    parseJson(req, body as string, done);
+    parseJson(req, body as string, (error, value) => {
+      if (error) return done(error, undefined);
+      const nul = nulCharactersIn(body as string, value); // text PostgreSQL cannot store
+      return nul ? done(nul, undefined) : done(null, value);
+    });
   });
+  // NUL in a path or query parameter: before any route's own hooks (an Idempotency-Key is not claimed).
+  app.addHook('preValidation', refuseNulInUrl);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -65,6 +73,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   // Before the API scope: its onRoute hook classifies the API's routes into rate tiers.
   const rateLimiter = installRateLimit(app, deps, API_PREFIX);
+  countUnrouted = rateLimiter.countUnrouted;
 
   installErrorHandling(app);
 

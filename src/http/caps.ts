@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { failureBody } from './envelope.js';
-import { AppError } from './errors.js';
+import { AppError, notFound, validationFailed } from './errors.js';
 
 /**
  * Generic request caps, before any module sees a request. Per-field caps (units per property,
@@ -70,6 +70,54 @@ export function checkJsonShape(text: string): AppError | null {
   return null;
 }
 
+// ---------------------------------------------------------------------------------------------
+// NUL characters
+
+/**
+ * PostgreSQL text cannot hold U+0000: a NUL that reached a query would fail it (a 500). JSON can
+ * only carry one as the escape `\u0000` inside a string, so only bodies whose text has that escape
+ * are walked; every string (or key) holding one is refused on its dotted path.
+ */
+const NUL = '\u0000';
+const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+
+export function nulCharactersIn(text: string, value: unknown): AppError | null {
+  if (!text.includes('\\u0000')) return null;
+  const errors: Record<string, string[]> = {};
+  const walk = (node: unknown, path: string) => {
+    if (Object.keys(errors).length >= 20) return;
+    if (typeof node === 'string') {
+      if (node.includes(NUL)) errors[path || 'body'] = [NUL_MESSAGE];
+    } else if (Array.isArray(node)) {
+      node.forEach((item, i) => walk(item, path ? `${path}.${i}` : String(i)));
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, item] of Object.entries(node)) {
+        const at = path ? `${path}.${key}` : key;
+        if (key.includes(NUL)) errors[at.replaceAll(NUL, '')] = [`has a key that ${NUL_MESSAGE}`];
+        else walk(item, at);
+      }
+    }
+  };
+  walk(value, '');
+  return Object.keys(errors).length > 0 ? validationFailed(errors) : null;
+}
+
+/**
+ * preValidation hook: a NUL in a path parameter names nothing (404, like any unknown id); one in
+ * a query parameter is a 422 on that parameter.
+ */
+export async function refuseNulInUrl(request: FastifyRequest): Promise<void> {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  if (Object.values(params).some((v) => typeof v === 'string' && v.includes(NUL))) throw notFound('Not found.');
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const errors: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(query)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (name.includes(NUL) || values.some((v) => typeof v === 'string' && v.includes(NUL))) errors[name.replaceAll(NUL, '')] = [NUL_MESSAGE];
+  }
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
 const CLIENT_ERRORS: Record<string, [number, string, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'The request line and headers are larger than 16 KiB.'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request was not received in time.'],
@@ -92,8 +140,30 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   socket.destroy(error);
 }
 
-/** Router-level refusals (a malformed percent-encoding in the path, an over-long path segment) in the envelope. */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+/**
+ * Router-level refusals (a malformed percent-encoding in the path, an over-long path segment) in the
+ * envelope. No hook runs for them, so `count` (the rate limiter's, for paths under the API prefix)
+ * is called here: such requests count and answer the X-RateLimit fields like any other.
+ */
+export function frameworkErrors(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  count?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+): void {
+  reply.header('x-request-id', request.id);
+  if (!count) return answerFrameworkError(error, reply);
+  count(request, reply).then(
+    () => answerFrameworkError(error, reply),
+    (refusal: unknown) => {
+      if (!(refusal instanceof AppError)) return answerFrameworkError(error, reply);
+      if (refusal.headers) reply.headers(refusal.headers);
+      void reply.code(refusal.status).send(failureBody(refusal.code, refusal.message, refusal.errors));
+    },
+  );
+}
+
+function answerFrameworkError(error: FastifyError, reply: FastifyReply): void {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     void reply.code(414).send(failureBody('URI_TOO_LONG', 'A path segment of the request is too long.'));
     return;

@@ -291,6 +291,11 @@ export interface RateLimiter {
   guard(authenticate: AuthHook): AuthHook;
   /** Registered routes under the prefix (`METHOD /pattern`) and their endpoint tier (null: overall only). */
   readonly routes: ReadonlyMap<string, Tier | null>;
+  /**
+   * Counts a request under the prefix that the router refused before any hook ran (a malformed or
+   * over-long path) against its source address, and sets the X-RateLimit fields; throws the 429.
+   */
+  countUnrouted(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -347,16 +352,22 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
     throw rateLimited(IP_TIER, resetSeconds);
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404 || !(request.url.startsWith(`${prefix}/`) || request.url === prefix)) return;
+  /** A request under the prefix that reached no route: counted per source address only. */
+  async function countUnrouted(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!(request.url.startsWith(`${prefix}/`) || request.url === prefix || request.url.startsWith(`${prefix}?`))) return;
     const { window, resetSeconds } = clockWindow();
     const bucket = `ip:${addressBucket(request.ip)}`;
     refuseKnownOverLimit(reply, window, resetSeconds, bucket);
     await countAddressOnly(reply, window, resetSeconds, bucket);
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) await countUnrouted(request, reply);
   });
 
   const limiter: RateLimiter = {
     routes,
+    countUnrouted,
     guard(authenticate) {
       return async function rateLimitedAuthentication(request, reply) {
         const { window, resetSeconds } = clockWindow();

@@ -65,10 +65,24 @@ function messageOf(error: ErrorObject): string {
 }
 
 /**
+ * An array over its `maxItems` is refused as a whole on its own key; what is wrong with entries
+ * beyond the cap says nothing more, and would be one message per entry (a 1000-entry `units`
+ * would answer a thousand keys).
+ */
+function withoutEntriesBeyondCap(errors: ErrorObject[]): ErrorObject[] {
+  const caps = errors.filter((e) => e.keyword === 'maxItems').map((e) => ({ path: `${e.instancePath}/`, limit: Number(e.params.limit) }));
+  if (caps.length === 0) return errors;
+  return errors.filter(
+    (e) => !caps.some((cap) => e.instancePath.startsWith(cap.path) && Number.parseInt(e.instancePath.slice(cap.path.length), 10) >= cap.limit),
+  );
+}
+
+/**
  * Turns Ajv errors into the contract's `errors` object: dotted paths, arrays of messages. A failed
  * union (anyOf, e.g. "string or null") reports one message for its path instead of one per branch.
  */
-export function toFieldErrors(errors: ErrorObject[], prefix = ''): FieldErrors {
+export function toFieldErrors(allErrors: ErrorObject[], prefix = ''): FieldErrors {
+  const errors = withoutEntriesBeyondCap(allErrors);
   // Group once by path: a failed union is explained by its branches at the same path.
   const byPath = new Map<string, ErrorObject[]>();
   for (const e of errors) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents } from '../../src/modules/events/events.log.js';
 import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
 import { databaseUrl } from '../helpers/context.js';
+import { createBody } from '../properties/fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { scratchDatabase, startServer, withRuntime, type ScratchDatabase, type ServerProcess } from './process.js';
 
@@ -108,29 +109,48 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
   // Several processes can share PostgreSQL only; PGlite lives inside a single process, so there is
   // nothing to share there (WORKERS above 1 is refused for it at start).
   it.runIf(databaseUrl)('two server processes on one PostgreSQL never have two deliveries of one integration in flight', async () => {
-    const names = Array.from({ length: 10 }, (_, i) => `pair-${i}`);
     const db = await scratchDatabase(databaseUrl);
     databases.push(db);
-    const integrations = await seedIntegrations(db, names, 0);
+    const integrations = await seedIntegrations(db, ['pair-a', 'pair-b'], 0);
     const a = await startServer(db);
     const b = await startServer(db);
     servers.push(a, b);
     await Promise.all([a.ready(), b.ready()]);
 
-    // Events arrive in waves from outside both processes, so each finds them on its own scans.
-    const waves = 8;
-    const perWave = 10;
-    await withRuntime(db, async (deps) => {
-      for (let w = 0; w < waves; w++) {
-        for (const i of integrations) await appendMany(deps, i.id, perWave);
-        await new Promise((r) => setTimeout(r, 230 + Math.floor(Math.random() * 200)));
+    // Property creates record ~40 events each and wake delivery in the process that served them,
+    // so the two processes compete for the same integrations' streams.
+    let created = 0;
+    const createThrough = async (server: ServerProcess, integration: (typeof integrations)[number]) => {
+      const res = await fetch(`${server.url}/api/integrations/v1/properties`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${integration.apiKey}`, 'content-type': 'application/json', 'idempotency-key': `pair-${++created}-${Math.random()}` },
+        body: JSON.stringify(createBody({ name: `Villa ${created}` })),
+      });
+      expect(res.status).toBe(201);
+    };
+    const lastSequence = async (integration: (typeof integrations)[number]) =>
+      (await (await fetch(`${a.url}/api/integrations/v1/me`, { headers: { authorization: `Bearer ${integration.apiKey}` } })).json()).data.webhook.last_sequence as number;
+    const delivered = async (integration: (typeof integrations)[number]) => {
+      const last = await lastSequence(integration);
+      await receiver.waitFor(() => deduplicated(integration.slug).length === last, 30_000, `${integration.slug} up to ${last}`);
+    };
+
+    // taking turns: each process delivers what it was woken for
+    for (let round = 0; round < 4; round++) {
+      for (const integration of integrations) {
+        await createThrough(round % 2 === 0 ? a : b, integration);
+        await delivered(integration);
       }
-    });
-    const total = waves * perWave;
-    await receiver.waitFor(() => integrations.every((i) => deduplicated(i.slug).length === total), 60_000, 'every wave');
-    for (const i of integrations) {
-      expect(receiver.maxInFlight.get(i.slug), i.slug).toBe(1);
-      expect(receiver.of(i.slug).map((r) => r.json.sequence), i.slug).toEqual(Array.from({ length: total }, (_, k) => k + 1));
+    }
+    // at the same time: both processes are woken for the same integrations at once
+    await Promise.all(integrations.flatMap((integration) => [a, b, a, b].map((server) => createThrough(server, integration))));
+    for (const integration of integrations) await delivered(integration);
+
+    for (const integration of integrations) {
+      const last = await lastSequence(integration);
+      expect(last).toBeGreaterThan(300);
+      expect(receiver.maxInFlight.get(integration.slug), integration.slug).toBe(1);
+      expect(receiver.of(integration.slug).map((r) => r.json.sequence), integration.slug).toEqual(Array.from({ length: last }, (_, k) => k + 1));
     }
     // both processes took part
     const workers = await withRuntime(db, (deps) => deps.db.selectFrom('delivery_attempts').select('worker').distinct().execute());

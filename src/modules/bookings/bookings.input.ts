@@ -5,6 +5,7 @@ import {
   CancelBookingBody,
   CreateBookingCheck,
   HostCreateBookingBody,
+  MAX_UNITS_PER_BOOKING,
   UpdateBookingBody,
   type CancelBookingInput,
   type CreateBookingInput,
@@ -57,7 +58,8 @@ function checkRepeatedUnits(units: UnitEntryInput[] | undefined, errors: Errors)
   if (!units) return;
   const aliases = new Map<string, number>();
   const ids = new Map<number, number>();
-  units.forEach((u, i) => {
+  // within the cap only: a longer list is refused on `units` alone, not once per entry beyond it
+  units.slice(0, MAX_UNITS_PER_BOOKING).forEach((u, i) => {
     if (u.external_unit_id !== undefined) {
       const first = aliases.get(u.external_unit_id);
       if (first !== undefined) errors.add(`units.${i}`, `names the same unit as units.${first}`);

@@ -100,8 +100,9 @@ function checkOccupancy(occupancy: unknown, errors: Errors): void {
   }
 }
 
+/** Entries within the cap of 50 only: a longer list is refused on `units` alone, not once per entry beyond it. */
 const unitEntries = (units: unknown): Array<[number, Obj]> =>
-  Array.isArray(units) ? units.flatMap((u, i) => (isObject(u) ? [[i, u] as [number, Obj]] : [])) : [];
+  Array.isArray(units) ? units.slice(0, 50).flatMap((u, i) => (isObject(u) ? [[i, u] as [number, Obj]] : [])) : [];
 
 /** Unit names are unique within the request (compared without case or surrounding spaces). */
 function checkUnitNames(units: unknown, errors: Errors): void {

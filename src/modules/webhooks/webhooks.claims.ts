@@ -59,6 +59,8 @@ class AdvisoryClaims extends LocalClaims {
   private client: pg.Client | null = null;
   private connecting: Promise<pg.Client> | null = null;
   private closed = false;
+  /** Queries on the claims connection go one after another (pg wants one in flight per client). */
+  private queue: Promise<unknown> = Promise.resolve();
   /** Advisory locks are database-wide; the schema is part of the key so schemas never collide. */
   private readonly namespace: Promise<string>;
 
@@ -101,11 +103,17 @@ class AdvisoryClaims extends LocalClaims {
     client.end().catch(() => {});
   }
 
+  private query<R extends pg.QueryResultRow>(client: pg.Client, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    const result = this.queue.then(() => client.query<R>(text, values));
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
   override async tryClaim(kind: ClaimKind, id: number): Promise<boolean> {
     if (this.closed || !(await super.tryClaim(kind, id))) return false;
     try {
       const client = await this.connection();
-      const result = await client.query<{ ok: boolean }>('select pg_try_advisory_lock(hashtext($1), $2) as ok', [`${await this.namespace}:${kind}`, id]);
+      const result = await this.query<{ ok: boolean }>(client, 'select pg_try_advisory_lock(hashtext($1), $2) as ok', [`${await this.namespace}:${kind}`, id]);
       if (result.rows[0]?.ok && this.client === client) return true;
     } catch (error) {
       this.deps.log.warn({ err: error }, 'could not take a claim');
@@ -120,7 +128,7 @@ class AdvisoryClaims extends LocalClaims {
     const client = this.client;
     if (!client) return; // the session is gone, and its locks with it
     try {
-      await client.query('select pg_advisory_unlock(hashtext($1), $2)', [`${await this.namespace}:${kind}`, id]);
+      await this.query(client, 'select pg_advisory_unlock(hashtext($1), $2)', [`${await this.namespace}:${kind}`, id]);
     } catch (error) {
       this.deps.log.warn({ err: error }, 'could not release a claim');
     }

@@ -75,6 +75,12 @@ export class OutcomeBuffer {
     this.succeeded = true;
   }
 
+  /** A failure was recorded: the next success must reset the counters at once. */
+  failed(): void {
+    this.succeeded = false;
+    this.countersDirty = true;
+  }
+
   skipped(sequence: number): void {
     this.queue({ kind: 'skipped', sequence });
   }

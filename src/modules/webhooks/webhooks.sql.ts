@@ -59,7 +59,7 @@ export async function hasPendingEvents(db: Q, integrationId: number): Promise<bo
  * the way, or a paused one whose next ping is due. Disabled integrations and those without a URL
  * have none (their events wait as pending).
  */
-export async function dueIntegrations(db: Q, now: Date, limit = 1000): Promise<number[]> {
+export async function dueIntegrations(db: Q, now: Date, limit = 5000): Promise<number[]> {
   const rows = await db
     .selectFrom('integrations as i')
     .select('i.id')

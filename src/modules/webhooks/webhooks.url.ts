@@ -112,7 +112,7 @@ export function guardedLookup(resolve: typeof dnsLookup = dnsLookup) {
       const bad = list.find((a) => isForbiddenAddress(a.address));
       if (bad) return callback(new ForbiddenTargetError(`${hostname} resolves to ${bad.address}, a loopback, private, link-local or reserved address`), '', 0);
       if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-      if (options.all) return callback(null, list);
+      if (options?.all) return callback(null, list);
       return callback(null, list[0].address, list[0].family);
     });
   };

@@ -266,7 +266,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
           }
           await out.drain();
           await recordEventFailure(deps, id, WORKER_NAME, event.sequence, attempt);
-          out.succeeded = false;
+          out.failed();
           failed = true;
           break;
         }

@@ -17,6 +17,8 @@ export interface Config {
   logLevel: string;
   /** Run the background loops (delivery, probes, jobs) in this process. */
   background: boolean;
+  /** Enforce the request rate tiers (off only for load tests). */
+  rateLimits: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -60,5 +62,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers,
     logLevel,
     background: !flag(env, 'NO_BACKGROUND'),
+    rateLimits: !['0', 'off', 'false', 'no'].includes((env.RATE_LIMITS ?? '').toLowerCase()),
   });
 }

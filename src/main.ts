@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import pino from 'pino';
 import { buildApp } from './app.js';
 import { startBackground } from './background.js';
+import { listenForAuthChanges } from './http/auth.js';
 import { ConfigError, loadConfig } from './config.js';
 import { ensureStaffToken } from './modules/integrations/integrations.service.js';
 import { createRuntime } from './runtime.js';
@@ -11,11 +12,13 @@ async function serve(): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const { deps, database } = await createRuntime(config, logger);
   if (config.testClock) logger.warn('TEST_CLOCK=1: the staff API can move the service clock. Never use this in production.');
+  if (!config.rateLimits) logger.warn('RATE_LIMITS=off: request rate tiers are not enforced. For load tests only.');
   if (!cluster.isWorker || cluster.worker?.id === 1) {
     const token = await ensureStaffToken(deps);
     if (token) process.stdout.write(`staff token: ${token}\n`);
   }
   const app = await buildApp(deps, { logger });
+  const authListener = deps.engine === 'postgres' && config.databaseUrl ? listenForAuthChanges(deps, config.databaseUrl) : null;
   const background = config.background ? startBackground(deps) : null;
   await app.listen({ port: config.port, host: config.host });
 
@@ -27,6 +30,7 @@ async function serve(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     await app.close();
     await background?.stop();
+    await authListener?.stop();
     await database.close();
     clearTimeout(force);
     process.exit(0);

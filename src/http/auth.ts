@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import pg from 'pg';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
 import { AppError } from './errors.js';
@@ -33,15 +35,64 @@ async function isStaffToken(deps: Deps, token: string): Promise<boolean> {
   return !!row && digestsEqual(row.token_hash, hash);
 }
 
-async function findIntegrationByKey(deps: Deps, token: string) {
+interface KeyRow {
+  id: number;
+  brand_id: number;
+  slug: string;
+  status: 'active' | 'paused' | 'disabled';
+  api_key_hash: string;
+}
+
+/**
+ * API keys already verified, by key hash, for a couple of seconds: the lookup sits on every
+ * request. Entries of an integration are dropped at once when its key rotates or its status
+ * changes (forgetIntegration), in this process directly and in the others through the PostgreSQL
+ * notification that forgetIntegration sends (see listenForAuthChanges); the short lifetime bounds
+ * what a lost notification could leave behind.
+ */
+const CACHE_MS = 2000;
+const CACHE_MAX = 10_000;
+const caches = new WeakMap<object, Map<string, { row: KeyRow; until: number }>>();
+export const AUTH_CHANNEL = 'doorloom_integration_auth';
+
+function cacheOf(deps: Pick<Deps, 'db'>) {
+  let cache = caches.get(deps.db);
+  if (!cache) caches.set(deps.db, (cache = new Map()));
+  return cache;
+}
+
+/** Drops this process's cached keys of one integration (all of them when id is null). */
+export function forgetIntegrationLocally(deps: Pick<Deps, 'db'>, integrationId: number | null): void {
+  const cache = cacheOf(deps);
+  if (integrationId === null) return cache.clear();
+  for (const [hash, entry] of cache) if (entry.row.id === integrationId) cache.delete(hash);
+}
+
+/** After a key rotation or a status change: every process forgets what it cached of the integration. */
+export async function forgetIntegration(deps: Deps, integrationId: number): Promise<void> {
+  forgetIntegrationLocally(deps, integrationId);
+  if (deps.engine === 'postgres') await sql`select pg_notify(${AUTH_CHANNEL}, ${String(integrationId)})`.execute(deps.db);
+}
+
+async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow | undefined> {
   if (!token.startsWith('dlk_')) return undefined;
   const hash = sha256Hex(token);
+  const cache = cacheOf(deps);
+  const now = deps.clock.nowMs();
+  const hit = cache.get(hash);
+  if (hit && hit.until > now) return hit.row;
   const row = await deps.db
     .selectFrom('integrations')
     .select(['id', 'brand_id', 'slug', 'status', 'api_key_hash'])
     .where('api_key_hash', '=', hash)
     .executeTakeFirst();
-  return row && digestsEqual(row.api_key_hash, hash) ? row : undefined;
+  if (!row || !digestsEqual(row.api_key_hash, hash)) {
+    cache.delete(hash);
+    return undefined;
+  }
+  if (cache.size >= CACHE_MAX) cache.clear();
+  cache.set(hash, { row, until: now + CACHE_MS });
+  return row;
 }
 
 /** onRequest hook of the integrations API: resolves the API key to its integration. */
@@ -78,5 +129,47 @@ export function staffAuth(deps: Deps) {
       throw new AppError(403, 'NOT_STAFF_TOKEN', 'An integration API key cannot call the staff API.');
     }
     throw new AppError(401, 'UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
+  };
+}
+
+/**
+ * PostgreSQL: listens for other processes' forgetIntegration notifications on a connection of its
+ * own. While the connection is down nothing can be trusted to arrive, so the cache is emptied and
+ * the connection retried.
+ */
+export function listenForAuthChanges(deps: Deps, databaseUrl: string): { stop(): Promise<void> } {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    c.on('notification', (message) => {
+      const id = Number(message.payload);
+      forgetIntegrationLocally(deps, Number.isInteger(id) ? id : null);
+    });
+    c.on('error', (error) => {
+      deps.log.warn({ err: error }, 'auth change listener lost its connection');
+      forgetIntegrationLocally(deps, null);
+      c.end().catch(() => {});
+      if (!stopped) retry = setTimeout(() => void connect(), 1000);
+    });
+    try {
+      await c.connect();
+      await c.query(`listen ${AUTH_CHANNEL}`);
+      client = c;
+      forgetIntegrationLocally(deps, null); // whatever changed while no one listened
+    } catch (error) {
+      deps.log.warn({ err: error }, 'auth change listener could not connect');
+      c.end().catch(() => {});
+      if (!stopped) retry = setTimeout(() => void connect(), 1000);
+    }
+  };
+  void connect();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
   };
 }

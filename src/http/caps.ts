@@ -93,7 +93,7 @@ export function nulCharactersIn(text: string, value: unknown): AppError | null {
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
         const at = path ? `${path}.${key}` : key;
-        if (key.includes(NUL)) errors[at.replaceAll(NUL, '')] = [`has a key that ${NUL_MESSAGE}`];
+        if (key.includes(NUL)) errors[at.replaceAll(NUL, '') || 'body'] = [`has a key that ${NUL_MESSAGE}`];
         else walk(item, at);
       }
     }
@@ -104,16 +104,19 @@ export function nulCharactersIn(text: string, value: unknown): AppError | null {
 
 /**
  * preValidation hook: a NUL in a path parameter names nothing (404, like any unknown id); one in
- * a query parameter is a 422 on that parameter.
+ * a query parameter the route takes is a 422 on that parameter (unknown parameters are ignored,
+ * NUL or not).
  */
 export async function refuseNulInUrl(request: FastifyRequest): Promise<void> {
   const params = (request.params ?? {}) as Record<string, unknown>;
   if (Object.values(params).some((v) => typeof v === 'string' && v.includes(NUL))) throw notFound('Not found.');
+  const known = (request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
   const query = (request.query ?? {}) as Record<string, unknown>;
   const errors: Record<string, string[]> = {};
   for (const [name, value] of Object.entries(query)) {
+    if (known && !(name in known)) continue;
     const values = Array.isArray(value) ? value : [value];
-    if (name.includes(NUL) || values.some((v) => typeof v === 'string' && v.includes(NUL))) errors[name.replaceAll(NUL, '')] = [NUL_MESSAGE];
+    if (values.some((v) => typeof v === 'string' && v.includes(NUL))) errors[name || 'query'] = [NUL_MESSAGE];
   }
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }

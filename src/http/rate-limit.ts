@@ -354,6 +354,7 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
 
   /** A request under the prefix that reached no route: counted per source address only. */
   async function countUnrouted(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!deps.config.rateLimits) return;
     if (!(request.url.startsWith(`${prefix}/`) || request.url === prefix || request.url.startsWith(`${prefix}?`))) return;
     const { window, resetSeconds } = clockWindow();
     const bucket = `ip:${addressBucket(request.ip)}`;
@@ -369,6 +370,7 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
     routes,
     countUnrouted,
     guard(authenticate) {
+      if (!deps.config.rateLimits) return authenticate;
       return async function rateLimitedAuthentication(request, reply) {
         const { window, resetSeconds } = clockWindow();
         const ipBucket = `ip:${addressBucket(request.ip)}`;

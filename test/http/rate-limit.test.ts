@@ -375,3 +375,19 @@ describe('headers on every response of the integrations API', () => {
 });
 
 type CallOptionsLike = { body?: unknown; headers?: Record<string, string> };
+
+describe('RATE_LIMITS=off (load tests)', () => {
+  it('answers past every tier and sends no rate-limit fields', async () => {
+    const off = await createTestContext({ RATE_LIMITS: 'off' });
+    try {
+      const integration = await off.createIntegration();
+      for (let i = 0; i < 70; i++) {
+        const res = await off.api(integration.apiKey, 'GET', '/me');
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+    } finally {
+      await off.close();
+    }
+  });
+});

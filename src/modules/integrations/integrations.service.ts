@@ -1,13 +1,14 @@
 import type { Selectable } from 'kysely';
 import type { IntegrationsTable } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
+import { forgetIntegration } from '../../http/auth.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
 import { webhookUrlProblem } from '../webhooks/webhooks.url.js';
-import { findBrand, findIntegration, integrationFigures, slugExists } from './integrations.sql.js';
+import { findBrand, findIntegration, loadIntegrationWithFigures, slugExists } from './integrations.sql.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -43,16 +44,16 @@ export async function setBrandPlan(deps: Deps, brandId: number, active: boolean)
 
 /** The Integration resource of GET /me. */
 export async function integrationView(deps: Deps, integrationId: number) {
-  const row = await findIntegration(deps.db, integrationId);
-  if (!row) throw notFound('No such integration.');
-  return buildView(row, await integrationFigures(deps.db, integrationId));
+  const loaded = await loadIntegrationWithFigures(deps.db, integrationId);
+  if (!loaded) throw notFound('No such integration.');
+  return buildView(loaded.integration, loaded.figures);
 }
 
 /** The staff view: the /me shape plus the delivery queue's head. */
 export async function staffIntegrationView(deps: Deps, integrationId: number) {
-  const row = await findIntegration(deps.db, integrationId);
-  if (!row) throw notFound('No such integration.');
-  const figures = await integrationFigures(deps.db, integrationId);
+  const loaded = await loadIntegrationWithFigures(deps.db, integrationId, true);
+  if (!loaded) throw notFound('No such integration.');
+  const { integration: row, figures } = loaded;
   return {
     ...buildView(row, figures),
     delivery: {
@@ -63,7 +64,9 @@ export async function staffIntegrationView(deps: Deps, integrationId: number) {
   };
 }
 
-function buildView(row: IntegrationRow, figures: Awaited<ReturnType<typeof integrationFigures>>) {
+type Figures = NonNullable<Awaited<ReturnType<typeof loadIntegrationWithFigures>>>['figures'];
+
+function buildView(row: IntegrationRow, figures: Figures) {
   return {
     id: row.id,
     slug: row.slug,
@@ -186,6 +189,7 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
     Object.assign(changes, { status: 'active', paused_at: null, paused_reason: null, consecutive_failures: 0, first_failure_at: null, next_attempt_at: null });
   }
   await deps.db.updateTable('integrations').set(changes as never).where('id', '=', integrationId).execute();
+  if (changes.status !== undefined) await forgetIntegration(deps, integrationId);
   deps.signals.emit('events', [integrationId]);
   return staffIntegrationView(deps, integrationId);
 }
@@ -198,6 +202,7 @@ export async function rotateApiKey(deps: Deps, integrationId: number) {
     .where('id', '=', integrationId)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) throw notFound('No such integration.');
+  await forgetIntegration(deps, integrationId);
   return { api_key: apiKey };
 }
 

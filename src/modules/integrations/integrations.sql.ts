@@ -15,11 +15,15 @@ export function slugExists(db: Q, slug: string) {
   return db.selectFrom('integrations').select('id').where('slug', '=', slug).executeTakeFirst();
 }
 
-/** The figures /me reports beside the integration row, in one round trip. */
-export async function integrationFigures(db: Q, integrationId: number) {
+/**
+ * The integration row and the figures /me reports beside it, in one round trip. `withHead` adds
+ * the head of the delivery queue and its attempts (the staff view).
+ */
+export async function loadIntegrationWithFigures(db: Q, integrationId: number, withHead = false) {
   const row = await db
     .selectFrom('integrations as i')
     .innerJoin('brands as b', 'b.id', 'i.brand_id')
+    .selectAll('i')
     .select((eb) => [
       'b.name as brand_name',
       eb
@@ -29,34 +33,34 @@ export async function integrationFigures(db: Q, integrationId: number) {
         .where('delivery_status', '=', 'pending')
         .as('undelivered'),
       eb
-        .selectFrom('events')
-        .select((e) => e.fn.min<number>('sequence').as('s'))
-        .where('integration_id', '=', integrationId)
-        .where('delivery_status', '=', 'pending')
-        .as('head_sequence'),
-      eb
         .selectFrom('coverage')
         .select((e) => e.fn.countAll<number>().as('n'))
         .where('integration_id', '=', integrationId)
         .as('covered'),
     ])
     .where('i.id', '=', integrationId)
-    .executeTakeFirstOrThrow();
-  const head =
-    row.head_sequence == null
-      ? null
-      : await db
-          .selectFrom('events')
-          .select('attempts')
-          .where('integration_id', '=', integrationId)
-          .where('sequence', '=', Number(row.head_sequence))
-          .executeTakeFirst();
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const head = withHead
+    ? await db
+        .selectFrom('events')
+        .select(['sequence', 'attempts'])
+        .where('integration_id', '=', integrationId)
+        .where('delivery_status', '=', 'pending')
+        .orderBy('sequence')
+        .limit(1)
+        .executeTakeFirst()
+    : undefined;
+  const { brand_name, undelivered, covered, ...integration } = row;
   return {
-    brandName: row.brand_name,
-    undelivered: Number(row.undelivered ?? 0),
-    headSequence: row.head_sequence == null ? null : Number(row.head_sequence),
-    headAttempts: head?.attempts ?? 0,
-    covered: Number(row.covered ?? 0),
+    integration,
+    figures: {
+      brandName: brand_name,
+      undelivered: Number(undelivered ?? 0),
+      headSequence: head ? head.sequence : null,
+      headAttempts: head?.attempts ?? 0,
+      covered: Number(covered ?? 0),
+    },
   };
 }
 

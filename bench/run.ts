@@ -1,108 +1,407 @@
 /**
- * `npm run bench`: measures the service against baselines run in the same run on the same
- * machine, prints a table and writes bench/results.json. Loopback only; every load run is bounded
- * in time; every process and database it starts is stopped at the end.
+ * `npm run bench`: every measurement of issue 8 in one run, each against a baseline measured in
+ * the same run on the same machine. Prints a table and writes bench/results.json. Loopback only;
+ * every load run and wait is bounded in count and time; every process and database it starts is
+ * stopped at the end (bench/lib/processes.ts).
+ *
+ *   BENCH_SECONDS=8        measured seconds of each load run (warm-up BENCH_WARMUP=1 before it)
+ *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,snapshots,pglite
+ *                          a subset (workers needs the WORKERS=1 figures, so it runs them too)
+ *   BENCH_PROFILE=1        run the PostgreSQL services of /me, booking creates and delivery under
+ *                          node --cpu-prof; print the top self-time functions of each measured
+ *                          window and write bench/profile.json (the figures of such a run are
+ *                          marked "profiled": the profiler costs a little)
+ *   BENCH_DEADLINE=570     seconds after which the run gives up (cleaning up)
+ *   BENCH_DATABASE_URL     PostgreSQL to create the throwaway databases in
+ *                          (default postgres://root@127.0.0.1:5432/test)
+ *
+ * Processes, in order (each stopped before the next starts, except the baseline and receiver):
+ *   baseline   bench/lib/baseline-server.mjs, a bare Fastify app (the /me and snapshot baselines)
+ *   pg-off     PostgreSQL, WORKERS=1, RATE_LIMITS=off: GET /me, snapshots, contended booking
+ *   pg-off-w2  same database, WORKERS=2: GET /me
+ *   pg-on      PostgreSQL, WORKERS=1, rate limits on: distinct-unit booking creates
+ *   pg-on-w2   same database, WORKERS=2: distinct-unit booking creates (its own integrations)
+ *   pg-hooks   PostgreSQL, WORKERS=1, rate limits on, and the receiver (bench/lib/receiver.mjs):
+ *              webhook delivery and bulk fan-out
+ *   pglite     embedded PGlite, RATE_LIMITS=off: GET /me, snapshots
  */
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import os from 'node:os';
-import { setupIntegration } from './lib/api.js';
-import { load } from './lib/load.js';
+import path from 'node:path';
+import { formatSummary, loadProfiles, summarise, type ProfileSummary } from './lib/profile.js';
 import { cleanupAll, createBenchDatabase, freePort, ROOT, startScript, startService, type Service } from './lib/processes.js';
+import { formatMarkdown, formatTable, joinNotes, ordered, round, rows, verdict, type Row } from './lib/report.js';
+import { contendedRun, distinctRun, setupDistinct, type BookingOutcome } from './scenarios/bookings.js';
+import { PROFILING, profiledService, SECONDS, WARMUP_SECONDS, type ProfileSession } from './scenarios/common.js';
+import { bareLoops, fanOut, manyStreams, Receiver, singleStream } from './scenarios/delivery.js';
+import { baselineMe, meLoad } from './scenarios/me.js';
+import { snapshotRun } from './scenarios/snapshots.js';
 
-export interface Row {
-  scenario: string;
-  engine: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  target?: string;
-  p50?: number;
-  p99?: number;
-  note?: string;
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const wanted = (...names: string[]) => !only || names.some((n) => only.includes(n));
+const profiledNote = PROFILING ? 'profiled' : undefined;
+const sessions = new Map<Service, ProfileSession>();
+const log = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+function push(row: Row) {
+  rows.push({ ...row, note: joinNotes(row.note, profiledNote) || undefined });
 }
 
-const rows: Row[] = [];
-const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
-const only = process.env.BENCH_ONLY?.split(',');
-const wanted = (name: string) => !only || only.includes(name);
+async function start(name: string, env: Record<string, string>, profile: boolean): Promise<Service> {
+  const { options, session } = profile ? profiledService(name) : { options: {}, session: null };
+  const service = await startService(env, options);
+  if (session) sessions.set(service, session);
+  log(`${name} up (pid ${service.pid})`);
+  return service;
+}
+const sessionOf = (service: Service) => sessions.get(service) ?? null;
 
-async function baselineMe() {
-  const port = await freePort();
-  const server = await startScript(path.join(ROOT, 'bench/lib/baseline-server.mjs'), { PORT: String(port) }, /listening/);
-  try {
-    return await load({ url: `http://127.0.0.1:${port}/me`, connections: 20, durationSeconds: DURATION });
-  } finally {
-    await server.stop();
-  }
+async function rssRow(service: Service, engine: string, after: string) {
+  push({ item: 7, scenario: 'server RSS after the runs', engine, value: await service.rssMb(), unit: 'MiB', note: after });
 }
 
-async function meScenario(service: Service, engine: string, baselineRps: number) {
-  const integration = await setupIntegration(service.base);
-  const result = await load({
-    url: `${service.base}/api/integrations/v1/me`,
-    connections: 20,
-    durationSeconds: DURATION,
-    headers: { authorization: `Bearer ${integration.apiKey}`, accept: 'application/json' },
-  });
-  rows.push({
-    scenario: 'GET /me',
+function meRow(item: number, engine: string, result: Awaited<ReturnType<typeof meLoad>>, baselineRps: number, extra?: string) {
+  const r = result.result;
+  const ratio = round(r.rps / baselineRps);
+  const target = engine === 'postgres' ? '>= 0.5' : undefined;
+  push({
+    item,
+    scenario: 'GET /me (20 connections)',
     engine,
-    value: result.rps,
+    value: r.rps,
     unit: 'req/s',
     baseline: baselineRps,
-    ratio: round(result.rps / baselineRps),
-    target: engine === 'postgres' ? '>= 0.5' : undefined,
-    p50: result.p50,
-    p99: result.p99,
-    note: result.non2xx ? `${result.non2xx} non-2xx` : undefined,
+    ratio,
+    target,
+    p50: r.p50,
+    p99: r.p99,
+    note: joinNotes(target && verdict(ratio, 0.5), 'RATE_LIMITS=off', r.non2xx && `${r.non2xx} non-2xx`, r.errors && `${r.errors} errors`, extra),
+    detail: { requests: r.requests, statuses: r.statuses, cores: result.cores, ...perRequest(result.cores, r.requests) },
   });
 }
 
-const round = (n: number) => Math.round(n * 100) / 100;
+/** Service system calls per request (each socket write to PostgreSQL or to the client is one). */
+function perRequest(cores: { service_read_syscalls: number; service_write_syscalls: number } | null, requests: number) {
+  if (!cores || requests === 0) return {};
+  return { service_write_syscalls_per_request: round(cores.service_write_syscalls / requests, 1), service_read_syscalls_per_request: round(cores.service_read_syscalls / requests, 1) };
+}
 
-function printTable() {
-  const header = ['scenario', 'engine', 'value', 'unit', 'baseline', 'ratio', 'target', 'p50 ms', 'p99 ms', 'note'];
-  const lines = rows.map((r) => [r.scenario, r.engine, r.value, r.unit, r.baseline ?? '', r.ratio ?? '', r.target ?? '', r.p50 ?? '', r.p99 ?? '', r.note ?? ''].map(String));
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ');
-  process.stdout.write(`\n${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${lines.map(fmt).join('\n')}\n`);
+function distinctRow(item: number, engine: string, outcome: BookingOutcome, extra?: string) {
+  push({
+    item,
+    scenario: 'POST /bookings, 20 clients, distinct units',
+    engine,
+    value: outcome.created,
+    unit: 'creates/s',
+    target: '>= 500/s',
+    p50: outcome.drive.p50,
+    p99: outcome.drive.p99,
+    note: joinNotes(verdict(outcome.created, 500), 'rate limits on (160 integrations, 20 source addresses: no tier binds)', outcome.detail.other_answers !== 'none' && `other answers: ${outcome.detail.other_answers}`, extra),
+    detail: outcome.detail,
+  });
 }
 
 async function main() {
   const started = Date.now();
-  process.stdout.write('building…\n');
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  const loadAtStart = os.loadavg().map((n) => round(n));
+  log(`load average ${loadAtStart.join(' ')}; ${SECONDS} s per load run after ${WARMUP_SECONDS} s warm-up${PROFILING ? '; PROFILING' : ''}`);
+  log('building…');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
 
-  const baseline = await baselineMe();
-  rows.push({ scenario: 'bare Fastify JSON route (baseline)', engine: '-', value: baseline.rps, unit: 'req/s', p50: baseline.p50, p99: baseline.p99 });
+  const baselinePort = await freePort();
+  const baselineServer = await startScript(path.join(ROOT, 'bench/lib/baseline-server.mjs'), { PORT: String(baselinePort) }, /listening/);
+  const baselineBase = `http://127.0.0.1:${baselinePort}`;
 
-  if (wanted('me')) {
-    const pgUrl = await createBenchDatabase();
-    const onPg = await startService({ DATABASE_URL: pgUrl });
-    await meScenario(onPg, 'postgres', baseline.rps);
-    rows.push({ scenario: 'server RSS after runs', engine: 'postgres', value: await onPg.rssMb(), unit: 'MiB' });
-    await onPg.stop();
+  // ---- baseline of item 1: measured again right before each GET /me run (the machine is shared,
+  // so a baseline taken minutes earlier would compare different conditions) ----------------------
+  let baselineRows = 0;
+  const freshBaseline = async (item: number) => {
+    const baseline = await baselineMe(baselineBase);
+    push({ item, scenario: 'bare Fastify JSON route (baseline)', engine: `- (run ${++baselineRows})`, value: baseline.rps, unit: 'req/s', p50: baseline.p50, p99: baseline.p99, note: 'measured just before the GET /me row below, which is compared with it' });
+    log(`baseline ${baseline.rps} req/s`);
+    return baseline.rps;
+  };
 
-    const embedded = await startService({});
-    await meScenario(embedded, 'pglite', baseline.rps);
-    rows.push({ scenario: 'server RSS after runs', engine: 'pglite', value: await embedded.rssMb(), unit: 'MiB' });
-    await embedded.stop();
+  // ---- PostgreSQL, rate limits off: /me, snapshots, contended; then WORKERS=2 /me ----------------
+  let meW1: number | null = null;
+  if (wanted('me', 'workers', 'snapshots', 'contended')) {
+    const db = await createBenchDatabase();
+    const svc = await start('pg-off', { DATABASE_URL: db, RATE_LIMITS: 'off' }, true);
+    const ran: string[] = [];
+    if (wanted('me', 'workers')) {
+      const baselineRps = await freshBaseline(1);
+      const me = await meLoad(svc, sessionOf(svc), 'GET /me (postgres)');
+      meRow(1, 'postgres', me, baselineRps);
+      meW1 = me.result.rps;
+      ran.push('GET /me');
+      log(`GET /me postgres ${me.result.rps} req/s`);
+    }
+    if (wanted('snapshots')) {
+      const s = await snapshotRun(svc, baselineBase);
+      snapshotRow('postgres', s);
+      ran.push('snapshots');
+      log(`snapshot postgres p50 ${s.ours.p50} ms`);
+    }
+    if (wanted('contended')) {
+      const c = await contendedRun(svc, db, sessionOf(svc), 'POST /bookings contended (postgres)');
+      push({
+        item: 2,
+        scenario: 'POST /bookings, 20 clients, one unit (contended)',
+        engine: 'postgres',
+        value: c.refused,
+        unit: 'refusals/s (409)',
+        p50: c.drive.p50,
+        p99: c.drive.p99,
+        note: joinNotes(
+          c.correct ? `correct: exactly one winner on each of ${c.nights} nights` : 'WRONG: see detail.check',
+          `${c.created} creates/s`,
+          'RATE_LIMITS=off',
+          c.detail.other_answers !== 'none' && `other answers: ${c.detail.other_answers}`,
+        ),
+        detail: c.detail,
+      });
+      ran.push('contended bookings');
+      log(`contended: ${c.refused} refusals/s, correct ${c.correct}`);
+    }
+    await rssRow(svc, 'postgres', `after ${ran.join(', ')}`);
+    await svc.stop();
+
+    if (wanted('workers') && meW1 !== null) {
+      const w2 = await start('pg-off-w2', { DATABASE_URL: db, RATE_LIMITS: 'off', WORKERS: '2' }, false);
+      const baselineRps = await freshBaseline(6);
+      const me2 = await meLoad(w2, null, 'GET /me (postgres, WORKERS=2)');
+      meRow(6, 'postgres WORKERS=2', me2, baselineRps);
+      push({
+        item: 6,
+        scenario: 'WORKERS=2 / WORKERS=1, GET /me',
+        engine: 'postgres',
+        value: round(me2.result.rps / meW1),
+        unit: 'ratio',
+        baseline: meW1,
+        ratio: round(me2.result.rps / meW1),
+        p50: me2.result.p50,
+        p99: me2.result.p99,
+        note: `${me2.result.rps} vs ${meW1} req/s; 2 cores shared with PostgreSQL and the load generator`,
+      });
+      await rssRow(w2, 'postgres WORKERS=2', 'after GET /me (primary + 2 workers)');
+      await w2.stop();
+      log(`GET /me WORKERS=2 ${me2.result.rps} req/s`);
+    }
   }
 
-  printTable();
+  // ---- PostgreSQL, rate limits on: distinct booking creates, WORKERS=1 then 2 --------------------
+  if (wanted('bookings', 'workers')) {
+    const db = await createBenchDatabase();
+    const svc = await start('pg-on', { DATABASE_URL: db }, true);
+    const sets = await setupDistinct(svc, wanted('workers') ? 2 : 1);
+    log('distinct bookings: set up');
+    const w1 = await distinctRun(svc, db, sets[0], 11, 0, sessionOf(svc), 'POST /bookings distinct (postgres)');
+    distinctRow(2, 'postgres', w1);
+    log(`distinct W1: ${w1.created} creates/s`);
+    await rssRow(svc, 'postgres', 'after distinct booking creates');
+    await svc.stop();
+    if (wanted('workers')) {
+      const w2svc = await start('pg-on-w2', { DATABASE_URL: db, WORKERS: '2' }, false);
+      const w2 = await distinctRun(w2svc, db, sets[1], 31, 60, null, 'POST /bookings distinct (postgres, WORKERS=2)');
+      distinctRow(6, 'postgres WORKERS=2', w2);
+      push({
+        item: 6,
+        scenario: 'WORKERS=2 / WORKERS=1, booking creates',
+        engine: 'postgres',
+        value: round(w2.created / w1.created),
+        unit: 'ratio',
+        baseline: w1.created,
+        ratio: round(w2.created / w1.created),
+        p50: w2.drive.p50,
+        p99: w2.drive.p99,
+        note: `${w2.created} vs ${w1.created} creates/s`,
+      });
+      await w2svc.stop();
+      log(`distinct W2: ${w2.created} creates/s`);
+    }
+  }
+
+  // ---- PostgreSQL: webhook delivery and fan-out -------------------------------------------------
+  if (wanted('delivery', 'fanout')) {
+    const db = await createBenchDatabase();
+    const receiverPort = await freePort();
+    const receiverProcess = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);
+    const receiver = new Receiver(`http://127.0.0.1:${receiverPort}`);
+    const svc = await start('pg-hooks', { DATABASE_URL: db }, true);
+    const ran: string[] = [];
+    try {
+      if (wanted('delivery')) {
+        const many = await manyStreams(svc, db, receiver, sessionOf(svc));
+        push({
+          item: 3,
+          scenario: 'webhook delivery, 50 integrations at once',
+          engine: 'postgres',
+          value: many.perSecond,
+          unit: 'events/s',
+          baseline: many.baseline,
+          ratio: round(many.perSecond / many.baseline),
+          target: '>= 1000/s',
+          note: joinNotes(
+            verdict(many.perSecond, 1000),
+            `${many.delivered}/${many.events} events in ${many.ms} ms from the PATCHes, ${many.avgBytes} B each; first after ${many.firstMs} ms, then ${many.streamingPerSecond}/s`,
+            'baseline: 50 bare sequential POST loops',
+            many.outOfOrder ? `${many.outOfOrder} OUT OF ORDER` : 'in order',
+            !many.cursorsAtHead && 'cursors NOT at head',
+            many.timedOut && 'TIMED OUT',
+          ),
+          detail: many,
+        });
+        log(`delivery 50: ${many.perSecond}/s (bare ${many.baseline}/s)`);
+        const single = await singleStream(svc, db, receiver, sessionOf(svc));
+        const ratio = round(single.perSecond / single.baseline);
+        push({
+          item: 3,
+          scenario: 'webhook delivery, one ordered stream',
+          engine: 'postgres',
+          value: single.perSecond,
+          unit: 'events/s',
+          baseline: single.baseline,
+          ratio,
+          target: '>= 0.7',
+          note: joinNotes(
+            verdict(ratio, 0.7),
+            `${single.delivered}/${single.events} events in ${single.ms} ms from the PATCH, ${single.avgBytes} B each; first after ${single.firstMs} ms, then ${single.streamingPerSecond}/s`,
+            'baseline: bare sequential POST loop',
+            single.outOfOrder ? `${single.outOfOrder} OUT OF ORDER` : 'in order',
+            !single.cursorsAtHead && 'cursor NOT at head',
+            single.timedOut && 'TIMED OUT',
+          ),
+          detail: single,
+        });
+        log(`delivery single: ${single.perSecond}/s (bare ${single.baseline}/s)`);
+        ran.push('delivery');
+      }
+      if (wanted('fanout')) {
+        const rounds = await fanOut(svc, db, receiver, 3);
+        const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+        const list = (key: 'committedMs' | 'responseMs' | 'deliveredMs') => rounds.map((r) => r[key]).join(', ');
+        const events = median(rounds.map((r) => r.events));
+        // baseline of "all delivered": as many bare sequential POSTs, at the bare loop's rate
+        const bare =
+          rows.find((r) => r.scenario === 'webhook delivery, one ordered stream')?.baseline ??
+          Math.round(await bareLoops(receiver, 1, events, rounds[0].avgBytes, SECONDS));
+        const committed = median(rounds.map((r) => r.committedMs));
+        const delivered = median(rounds.map((r) => r.deliveredMs));
+        const bareMs = bare ? Math.round((events / bare) * 1000) : undefined;
+        const problems = rounds.some((r) => r.timedOut || r.outOfOrder) ? 'TIMED OUT or OUT OF ORDER: see detail' : 'in order';
+        push({
+          item: 4,
+          scenario: 'fan-out: 25-item bulk create, events recorded',
+          engine: 'postgres',
+          value: committed,
+          unit: 'ms',
+          note: joinNotes(`${events} events committed; median of ${rounds.length} (${list('committedMs')})`, `response after ${list('responseMs')} ms`),
+          detail: { rounds },
+        });
+        push({
+          item: 4,
+          scenario: 'fan-out: 25-item bulk create, all delivered',
+          engine: 'postgres',
+          value: delivered,
+          unit: 'ms',
+          baseline: bareMs === undefined ? undefined : committed + bareMs,
+          ratio: bareMs === undefined ? undefined : round((committed + bareMs) / delivered),
+          note: joinNotes(
+            `from the request; median of ${rounds.length} (${list('deliveredMs')})`,
+            bareMs !== undefined && `baseline: recording time + ${events} bare sequential POSTs (${bareMs} ms); delivery starts as the first item commits`,
+            problems,
+          ),
+          detail: { rounds },
+        });
+        ran.push('fan-out');
+        log(`fan-out: committed ${committed} ms, delivered ${delivered} ms`);
+      }
+      await rssRow(svc, 'postgres', `after ${ran.join(', ')}`);
+    } finally {
+      await svc.stop();
+      await receiverProcess.stop();
+    }
+  }
+
+  // ---- PGlite: /me and snapshots ------------------------------------------------------------------
+  if (wanted('me', 'pglite', 'snapshots')) {
+    const svc = await start('pglite', { RATE_LIMITS: 'off' }, false);
+    const ran: string[] = [];
+    if (wanted('me', 'pglite')) {
+      const baselineRps = await freshBaseline(1);
+      const me = await meLoad(svc, null, 'GET /me (pglite)');
+      meRow(1, 'pglite', me, baselineRps);
+      ran.push('GET /me');
+      log(`GET /me pglite ${me.result.rps} req/s`);
+    }
+    if (wanted('snapshots', 'pglite')) {
+      const s = await snapshotRun(svc, baselineBase);
+      snapshotRow('pglite', s);
+      ran.push('snapshots');
+      log(`snapshot pglite p50 ${s.ours.p50} ms`);
+    }
+    await rssRow(svc, 'pglite', `after ${ran.join(', ')}`);
+    await svc.stop();
+  }
+  await baselineServer.stop();
+
+  // ---- report -------------------------------------------------------------------------------------
+  const profiles: ProfileSummary[] = [];
+  for (const session of sessions.values()) {
+    const loaded = loadProfiles(session.dir);
+    if (loaded.length === 0) process.stderr.write(`no profile written in ${session.dir}\n`);
+    for (const window of session.windows) {
+      const summary = summarise(loaded, window);
+      if (summary) profiles.push(summary);
+    }
+  }
+  for (const p of profiles) process.stdout.write(formatSummary(p));
+
+  const loadAtEnd = os.loadavg().map((n) => round(n));
+  process.stdout.write(`\n${formatTable()}`);
   const report = {
     at: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    seconds_per_load_run: DURATION,
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    load_average: { at_start: loadAtStart, at_end: loadAtEnd },
+    seconds_per_load_run: SECONDS,
+    warmup_seconds: WARMUP_SECONDS,
+    profiled: PROFILING,
+    only: only ?? null,
     total_seconds: Math.round((Date.now() - started) / 1000),
-    rows,
+    rows: ordered(),
+    markdown: formatMarkdown(),
   };
-  await writeFile(path.join(ROOT, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
-  process.stdout.write(`\nwritten bench/results.json (${report.total_seconds} s)\n`);
+  const out = PROFILING ? 'bench/results.profiled.json' : 'bench/results.json';
+  await writeFile(path.join(ROOT, out), JSON.stringify(report, null, 2) + '\n');
+  if (PROFILING) await writeFile(path.join(ROOT, 'bench/profile.json'), JSON.stringify({ at: report.at, load_average: report.load_average, profiles }, null, 2) + '\n');
+  log(`load average at end ${loadAtEnd.join(' ')}; written ${out}${PROFILING ? ' and bench/profile.json' : ''} (${report.total_seconds} s)`);
 }
+
+function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>) {
+  push({
+    item: 5,
+    scenario: '92-night availability snapshot, 50 units',
+    engine,
+    value: s.ours.p50,
+    unit: 'ms (p50)',
+    baseline: s.bare.p50,
+    ratio: round(s.bare.p50 / s.ours.p50),
+    p50: s.ours.p50,
+    p99: s.ours.p99,
+    note: joinNotes(`${s.ours.count} sequential requests, ${s.ours.bytes} B each`, `${s.bookings} bookings`, 'baseline: bare route, same bytes', 'RATE_LIMITS=off'),
+    detail: { ours: s.ours, bare: s.bare },
+  });
+}
+
+// The whole run stays under 10 minutes: past BENCH_DEADLINE seconds (default 570) it stops,
+// cleaning up what it started.
+const deadline = setTimeout(() => {
+  process.stderr.write('bench: deadline reached, stopping\n');
+  process.exitCode = 1;
+  void cleanupAll().finally(() => process.exit(1));
+}, Number(process.env.BENCH_DEADLINE ?? 570) * 1000);
+deadline.unref();
 
 main()
   .catch((error) => {

@@ -11,6 +11,7 @@ export async function call(base: string, token: string, method: string, path: st
       ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
@@ -23,4 +24,72 @@ export async function setupIntegration(base: string, options: { name?: string; w
   const res = await staff(base, 'POST', '/integrations', { brand_id: brandId, name: options.name ?? `Bench ${Math.random().toString(36).slice(2, 8)}`, webhook: options.webhook });
   if (res.status !== 201) throw new Error(`integration create failed: ${JSON.stringify(res.body)}`);
   return { id: res.body.data.integration.id as number, apiKey: res.body.data.api_key as string, brandId: brandId as number };
+}
+
+let keys = 0;
+/** A fresh Idempotency-Key (8 to 128 visible characters). */
+export const idempotencyKey = (what: string) => `bench-${what}-${process.pid}-${Date.now().toString(36)}-${++keys}`;
+
+/** A property create body with `units` rooms; unit external ids are `<externalId>-U<n>`. */
+export function propertyBody(externalId: string, units: number) {
+  return {
+    external_id: externalId,
+    name: `Bench ${externalId}`,
+    description: 'Benchmark property.',
+    address: { address_line_1: '1 Bench Road', city: 'Panaji', state: 'Goa', pin_code: '403001' },
+    space: { bedrooms: units, washrooms: units },
+    occupancy: { max_guests: 4 },
+    pricing: { weekday: { base_price: 5000 }, weekend: { base_price: 7000 } },
+    units: Array.from({ length: units }, (_, i) => ({ name: `Room ${i + 1}`, external_id: `${externalId}-U${i + 1}` })),
+  };
+}
+
+/** POST /properties; returns the property block (doorloom_id, units…). */
+export async function createProperty(base: string, apiKey: string, externalId: string, units: number) {
+  const res = await call(base, apiKey, 'POST', '/api/integrations/v1/properties', propertyBody(externalId, units), { 'idempotency-key': idempotencyKey('prop') });
+  if (res.status !== 201) throw new Error(`property create failed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+  return res.body.data as { doorloom_id: number };
+}
+
+/** POST /properties/bulk with one property per external id. */
+export async function bulkCreate(base: string, apiKey: string, externalIds: string[], units = 1) {
+  const res = await call(base, apiKey, 'POST', '/api/integrations/v1/properties/bulk', { properties: externalIds.map((id) => propertyBody(id, units)) }, { 'idempotency-key': idempotencyKey('bulk') });
+  if (res.status !== 201 || res.body.data.summary.failed !== 0) throw new Error(`bulk create failed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+  return res.body.data;
+}
+
+/** A POST /bookings body for the given unit aliases and stay. */
+export function bookingBody(ref: string, propertyExternalId: string, unitAliases: string[], checkIn: string, checkOut: string) {
+  return {
+    external_booking_id: ref,
+    property: { external_id: propertyExternalId },
+    units: unitAliases.map((alias) => ({ external_unit_id: alias, adults: 2 })),
+    check_in: checkIn,
+    check_out: checkOut,
+    guest: { name: 'Bench Guest', phone_code: '+91', mobile: '9000000000' },
+    pricing: { total: 10000, currency: 'INR' },
+    source: { channel: 'airbnb', reference: ref },
+  };
+}
+
+/** Staff view of an integration: webhook.last_sequence, delivery.cursor_sequence, … */
+export async function staffIntegration(base: string, id: number) {
+  const res = await staff(base, 'GET', `/integrations/${id}`);
+  if (res.status !== 200) throw new Error(`staff view of integration ${id}: ${res.status}`);
+  return res.body.data as { webhook: { last_sequence: number; undelivered_events: number; url: string | null }; delivery: { cursor_sequence: number }; status: string };
+}
+
+/** Runs `task` over `items` with at most `width` at once (setup through the API). */
+export async function inParallel<T, R>(items: T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await task(items[i], i);
+      }
+    }),
+  );
+  return out;
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -15,10 +15,26 @@ const cleanups: Array<() => Promise<void>> = [];
 
 /** Every process and database the bench started is stopped, whatever happens. */
 export async function cleanupAll(): Promise<void> {
-  for (const child of children) child.kill('SIGKILL');
+  for (const child of children) {
+    for (const pid of child.pid ? childPids(child.pid) : []) kill(pid);
+    child.kill('SIGKILL');
+  }
   children.clear();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
 }
+/** Runs at cleanupAll (temporary directories and the like). */
+export function onCleanup(task: () => Promise<void>): void {
+  cleanups.push(task);
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
@@ -56,12 +72,39 @@ async function waitReady(base: string, child: ChildProcess, timeoutMs = 60_000):
   throw new Error('service did not become ready');
 }
 
-/** Starts the built service (dist/main.js) with the given environment. */
-export async function startService(env: Record<string, string>): Promise<Service> {
+/** Process ids of the direct children of a process (cluster workers). */
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map((l) => Number(l.trim()));
+  } catch {
+    return [];
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export interface ServiceOptions {
+  /** Node flags for the service process (e.g. --cpu-prof; Node 20 refuses them in NODE_OPTIONS). */
+  execArgv?: string[];
+}
+
+/**
+ * Starts the built service (dist/main.js) with the given environment. stop() ends it with SIGTERM
+ * (its graceful shutdown, which is also when --cpu-prof writes its profile) and waits for it and
+ * its cluster workers, SIGKILL after 8 s.
+ */
+export async function startService(env: Record<string, string>, options: ServiceOptions = {}): Promise<Service> {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-bench-'));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], {
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), path.join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -83,11 +126,15 @@ export async function startService(env: Record<string, string>): Promise<Service
     base,
     pid: child.pid!,
     async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
+      if (child.exitCode !== null || child.signalCode !== null) return void children.delete(child);
+      const workers = childPids(child.pid!);
       const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
       if (!(await Promise.race([exited.then(() => true), sleep(8000).then(() => false)]))) child.kill('SIGKILL');
       children.delete(child);
+      // The cluster primary exits before its workers have finished their own shutdown.
+      for (let i = 0; i < 80 && workers.some(alive); i++) await sleep(100);
+      for (const pid of workers.filter(alive)) kill(pid);
     },
     rssMb: () => processRssMb(child.pid!),
   };
@@ -95,7 +142,6 @@ export async function startService(env: Record<string, string>): Promise<Service
 
 /** Resident memory of a process and its children (cluster workers), in MiB. */
 export async function processRssMb(pid: number): Promise<number> {
-  const { execFileSync } = await import('node:child_process');
   try {
     const out = execFileSync('ps', ['-o', 'rss=', '--pid', String(pid), '--ppid', String(pid)], { encoding: 'utf8' });
     return Math.round(out.split('\n').filter(Boolean).reduce((sum, line) => sum + Number(line.trim()), 0) / 1024);
@@ -123,7 +169,7 @@ export async function createBenchDatabase(adminUrl = process.env.BENCH_DATABASE_
 }
 
 /** Starts a plain Node process running a script file (baselines, receivers). */
-export async function startScript(script: string, env: Record<string, string>, readyLine: RegExp): Promise<{ stop(): Promise<void>; output: string[] }> {
+export async function startScript(script: string, env: Record<string, string>, readyLine: RegExp): Promise<{ pid: number; stop(): Promise<void>; output: string[] }> {
   const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   const output: string[] = [];
@@ -140,9 +186,14 @@ export async function startScript(script: string, env: Record<string, string>, r
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return {
+    pid: child.pid!,
     output,
     async stop() {
-      child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        if (!(await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]))) child.kill('SIGKILL');
+      }
       children.delete(child);
     },
   };

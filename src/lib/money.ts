@@ -5,7 +5,9 @@
 export function roundMoney(value: number | string): number {
   const n = typeof value === 'string' ? Number(value) : value;
   if (!Number.isFinite(n)) throw new Error(`not an amount: ${value}`);
-  const rounded = Math.sign(n) * Math.round(Number(`${Math.abs(n)}e2`)) / 100;
+  const text = String(Math.abs(n));
+  // Exponent notation (below 1e-6 or from 1e21) cannot take the `e2` suffix: scale the float instead.
+  const rounded = (Math.sign(n) * Math.round(text.includes('e') ? Math.abs(n) * 100 : Number(`${text}e2`))) / 100;
   return rounded === 0 ? 0 : rounded; // never -0
 }
 

@@ -60,6 +60,7 @@ function checkRepeatedUnits(units: UnitEntryInput[] | undefined, errors: Errors)
   const ids = new Map<number, number>();
   // within the cap only: a longer list is refused on `units` alone, not once per entry beyond it
   units.slice(0, MAX_UNITS_PER_BOOKING).forEach((u, i) => {
+    if (u === null || typeof u !== 'object') return; // refused by the schema already
     if (u.external_unit_id !== undefined) {
       const first = aliases.get(u.external_unit_id);
       if (first !== undefined) errors.add(`units.${i}`, `names the same unit as units.${first}`);
@@ -190,6 +191,15 @@ const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|
  * is read as `+`. Null when nothing sensible can be read from it.
  */
 export function parseUpdatedSince(raw: string): Date | null {
+  const date = readUpdatedSince(raw);
+  // Years 1 to 9999 only: beyond them a Date is invalid or out of a timestamp column's range (a 500).
+  return date && date.getTime() >= MIN_TIME && date.getTime() <= MAX_TIME ? date : null;
+}
+
+const MIN_TIME = Date.parse('0001-01-01T00:00:00Z');
+const MAX_TIME = Date.parse('9999-12-31T23:59:59Z');
+
+function readUpdatedSince(raw: string): Date | null {
   let value = raw.trim();
   if (value === '') return null;
   if (/^\d{1,16}$/.test(value)) {

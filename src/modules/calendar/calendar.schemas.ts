@@ -111,7 +111,7 @@ export const CalendarBody = Type.Object({
   from: NightsFrom,
   to: NightsTo,
   inventory_ids: Type.Optional(
-    Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 50, description: 'Block these units only; without it the block is property-wide' }),
+    Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { minItems: 1, maxItems: 50, description: 'Block these units only; without it the block is property-wide' }),
   ),
   block_scope: Type.Optional(
     Nullable(Type.Union([Type.Literal('everywhere'), Type.Literal('ota_only')], { description: 'null clears the block; absent leaves it as it is' })),

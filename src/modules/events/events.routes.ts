@@ -7,7 +7,7 @@ import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT 
 import { requestSync, SyncBody, SYNC_DAILY_CALLS } from './events.sync.js';
 
 const ReplayQuery = Type.Object({
-  after_sequence: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'The last sequence already applied; events after it are returned' })),
+  after_sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'The last sequence already applied; events after it are returned' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: REPLAY_MAX_LIMIT, default: REPLAY_DEFAULT_LIMIT, description: `Page size, 1 to ${REPLAY_MAX_LIMIT}` })),
   types: Type.Optional(Type.String({ description: 'Comma-separated event kinds to return (e.g. availability.changed,rates.changed)' })),
 });

@@ -27,7 +27,7 @@ export const WebhookInput = Type.Object({
 });
 
 export const CreateIntegrationBody = Type.Object({
-  brand_id: Type.Integer({ minimum: 1 }),
+  brand_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
   name: Type.String({ minLength: 1, maxLength: 255 }),
   slug: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$', description: 'Lowercase letters, digits, dashes; derived from name when omitted' })),
   webhook: Type.Optional(WebhookInput),

@@ -156,7 +156,7 @@ export const BulkCreateBody = Type.Object({
 });
 
 export const BulkUpdateItem = Type.Object({
-  doorloom_id: opt(Type.Integer({ minimum: 1, description: 'Identifies the property (this or external_id)' })),
+  doorloom_id: opt(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Identifies the property (this or external_id)' })),
   external_id: opt(externalId('Identifies the property; never re-maps it in a bulk update')),
   ...groups(false),
   units: opt(Type.Array(UpdateUnitInput, { minItems: 1, maxItems: 50 })),
@@ -173,7 +173,7 @@ export const BulkEnvelope = Type.Object({
 });
 
 export const ListQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   status: Type.Optional(oneOf(PROPERTY_STATUSES, 'Only properties in this status')),
 });

@@ -9,7 +9,7 @@ import { deliveryLog, resumeWebhook } from './webhooks.service.js';
 
 const IdParams = Type.Object({ id: Type.String() });
 const LogQuery = Type.Object({
-  after: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Attempt id to continue after (exclusive); 0 starts at the oldest' })),
+  after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Attempt id to continue after (exclusive); 0 starts at the oldest' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' })),
 });
 

@@ -1,0 +1,63 @@
+/**
+ * Issue 8 item 5: the 92-night availability snapshot of a 50-unit property with bookings, one
+ * client, requests one after another; p50/p99. Baseline: the same client against the bare
+ * Fastify route answering the same number of bytes (transfer and framework, no work).
+ *
+ * The property is created through the API and booked through POST /bookings (groups of five
+ * units, stays of 1–5 nights with gaps of 0–3, the same pseudo-random plan on both engines), plus
+ * host settings (a blocked week, a capped week, two units blocked for three weeks). Property reads
+ * are limited to 120 a minute per integration, so the service runs with RATE_LIMITS=off.
+ */
+import { addDays, kolkataDate } from '../../src/lib/time.js';
+import { bookingBody, call, createProperty, inParallel, setupIntegration, staff } from '../lib/api.js';
+import { sequential } from '../lib/clients.js';
+import type { Service } from '../lib/processes.js';
+import { SECONDS } from './common.js';
+
+const UNITS = 50;
+const GROUP = 5;
+const NIGHTS = 92;
+const REQUESTS = Number(process.env.BENCH_SNAPSHOT_REQUESTS ?? 200);
+
+/** Deterministic pseudo-random numbers, so both engines get the same bookings. */
+function rng(seed: number) {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+export async function snapshotRun(service: Service, baselineBase: string) {
+  const integration = await setupIntegration(service.base, { name: 'Bench snapshot' });
+  const property = (await createProperty(service.base, integration.apiKey, 'SNAP', UNITS)) as unknown as { doorloom_id: number; units: Array<{ inventory_id: number }> };
+  const today = kolkataDate(Date.now());
+
+  const random = rng(42);
+  const stays: Array<{ units: string[]; from: string; to: string }> = [];
+  for (let g = 0; g < UNITS / GROUP; g++) {
+    const units = Array.from({ length: GROUP }, (_, k) => `SNAP-U${g * GROUP + k + 1}`);
+    let night = 0;
+    for (;;) {
+      night += Math.floor(random() * 4);
+      if (night >= NIGHTS) break;
+      const length = Math.min(1 + Math.floor(random() * 5), NIGHTS - night);
+      stays.push({ units, from: addDays(today, night), to: addDays(today, night + length) });
+      night += length;
+    }
+  }
+  await inParallel(stays, 4, async (stay, i) => {
+    const ref = `S-${i}`;
+    const res = await call(service.base, integration.apiKey, 'POST', '/api/integrations/v1/bookings', bookingBody(ref, 'SNAP', stay.units, stay.from, stay.to), { 'idempotency-key': `snapshot-${ref}-${Date.now()}` });
+    if (res.status !== 201) throw new Error(`booking for the snapshot failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  });
+  const host = async (body: object) => {
+    const res = await staff(service.base, 'PUT', `/properties/${property.doorloom_id}/calendar`, body);
+    if (res.status !== 200) throw new Error(`host calendar edit failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  };
+  await host({ from: addDays(today, 10), to: addDays(today, 16), block_scope: 'ota_only' });
+  await host({ from: addDays(today, 30), to: addDays(today, 36), units_cap: 20 });
+  await host({ from: addDays(today, 40), to: addDays(today, 60), inventory_ids: property.units.slice(0, 2).map((u) => u.inventory_id), block_scope: 'everywhere' });
+
+  const path = `/api/integrations/v1/properties/${property.doorloom_id}/availability?from=${today}&to=${addDays(today, NIGHTS - 1)}`;
+  const ours = await sequential(service.base, () => ({ path, headers: { authorization: `Bearer ${integration.apiKey}` } }), { warmup: 20, count: REQUESTS, seconds: SECONDS });
+  const bare = await sequential(baselineBase, () => ({ path: `/bytes/${ours.bytes}` }), { warmup: 20, count: ours.count, seconds: SECONDS });
+  return { ours, bare, bookings: stays.length };
+}

@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import type { TestContext } from './context.js';
+
+/**
+ * Tables that a refused request may legitimately write: request counters and logs, not state.
+ * rate_limit_counters (refusals count against their tier), idempotency_keys (refusals are stored
+ * and replayed), sync_quota (sync refusals count against the day's six calls), delivery_attempts
+ * (the webhook log, written by the background worker, not by requests).
+ */
+export const COUNTER_TABLES = ['rate_limit_counters', 'idempotency_keys', 'sync_quota', 'delivery_attempts'];
+
+export type Digest = Record<string, string>;
+
+const tableLists = new WeakMap<TestContext, Promise<string[]>>();
+
+function tablesOf(ctx: TestContext): Promise<string[]> {
+  let tables = tableLists.get(ctx);
+  if (!tables) {
+    tables = sql<{ table_name: string }>`
+      select table_name from information_schema.tables
+      where table_schema = ${ctx.schema} and table_type = 'BASE TABLE' order by table_name
+    `
+      .execute(ctx.deps.db)
+      .then((r) => r.rows.map((row) => row.table_name).filter((t) => !t.startsWith('kysely_')));
+    tableLists.set(ctx, tables);
+  }
+  return tables;
+}
+
+/**
+ * A digest of every table of the test's schema except `exclude`: per table the row count and the
+ * sum of a 64-bit hash of each row's text (order-independent, so no sort; any changed, added or
+ * removed row changes it). One statement for all tables.
+ */
+export async function tableDigest(ctx: TestContext, exclude: readonly string[] = COUNTER_TABLES): Promise<Digest> {
+  const tables = (await tablesOf(ctx)).filter((t) => !exclude.includes(t));
+  const parts = tables.map(
+    (t) => sql`select ${t}::text as t, count(*)::text as n, coalesce(sum(hashtextextended(x::text, 0)), 0)::text as h from ${sql.table(`${ctx.schema}.${t}`)} x`,
+  );
+  const { rows } = await sql<{ t: string; n: string; h: string }>`${sql.join(parts, sql` union all `)}`.execute(ctx.deps.db);
+  return Object.fromEntries(rows.map((r) => [r.t, `${r.n}:${r.h}`]));
+}
+
+/** The tables whose digest differs ([] when none). */
+export function changedTables(before: Digest, after: Digest): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names].filter((t) => before[t] !== after[t]).sort();
+}

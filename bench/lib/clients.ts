@@ -211,11 +211,24 @@ function syscallsOf(pid: number): [number, number] {
   }
 }
 
+/** Process ids of the PostgreSQL backends connected to the database of `url` (the service's pool). */
+export async function backendPids(url: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    return rows.map((r) => Number(r.pid));
+  } finally {
+    await client.end();
+  }
+}
+
 /**
- * CPU seconds so far of the service process (and its cluster workers), of every PostgreSQL process
- * on the machine (other users' too), of this bench process (the load generator) and of the machine.
+ * CPU seconds so far of the service process (and its cluster workers), of PostgreSQL (the given
+ * backends, e.g. the service's pool; without them every PostgreSQL process on the machine, other
+ * users' too), of this bench process (the load generator) and of the machine.
  */
-export function cpuSnapshot(servicePid: number): CpuSnapshot {
+export function cpuSnapshot(servicePid: number, pgPids?: number[]): CpuSnapshot {
   let service = 0;
   let postgres = 0;
   let serviceReads = 0;
@@ -239,7 +252,7 @@ export function cpuSnapshot(servicePid: number): CpuSnapshot {
       const [r, w] = syscallsOf(pid);
       serviceReads += r;
       serviceWrites += w;
-    } else if (name === 'postgres') postgres += cpuOf(pid);
+    } else if (name === 'postgres' && (!pgPids || pgPids.includes(pid))) postgres += cpuOf(pid);
   }
   const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
   return { at: performance.now(), service, postgres, bench: cpuOf(process.pid), machine: (user + nice + system + irq + softirq) / 100, serviceSystem, serviceReads, serviceWrites };
@@ -255,6 +268,9 @@ export function coresBetween(a: CpuSnapshot, b: CpuSnapshot) {
     postgres: cores('postgres'),
     load_generator: cores('bench'),
     machine: cores('machine'),
+    /** CPU seconds spent in the interval by the service and by PostgreSQL. */
+    service_cpu_s: Math.round((b.service - a.service) * 100) / 100,
+    postgres_cpu_s: Math.round((b.postgres - a.postgres) * 100) / 100,
     service_read_syscalls: b.serviceReads - a.serviceReads,
     service_write_syscalls: b.serviceWrites - a.serviceWrites,
   };

@@ -112,8 +112,10 @@ export function loadProfiles(dir: string): CpuProfile[] {
   return files.map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as CpuProfile);
 }
 
-/** Summarises the samples of the profile(s) that fall inside the window. */
-export function summarise(profiles: CpuProfile[], window: Window, topN = 25): ProfileSummary | null {
+/** Summarises the samples of the profile(s) that fall inside the windows (one scenario's, maybe several rounds). */
+export function summarise(profiles: CpuProfile[], windows: Window[], topN = 25): ProfileSummary | null {
+  if (windows.length === 0) return null;
+  const inside = (t: number) => windows.some((w) => t >= w.from && t <= w.to);
   const self = new Map<string, { fn: string; where: string; us: number }>();
   const byPlace = new Map<string, number>();
   const hot = new Map<string, number>();
@@ -142,7 +144,7 @@ export function summarise(profiles: CpuProfile[], window: Window, topN = 25): Pr
     let t = profile.startTime;
     for (let i = 0; i < profile.samples.length; i++) {
       t += profile.timeDeltas[i];
-      if (t < window.from || t > window.to) continue;
+      if (!inside(t)) continue;
       // A sample stands for the time until the next one.
       const us = i + 1 < profile.timeDeltas.length ? profile.timeDeltas[i + 1] : 0;
       const node = nodes.get(profile.samples[i])!;
@@ -169,7 +171,7 @@ export function summarise(profiles: CpuProfile[], window: Window, topN = 25): Pr
   const pct = (us: number) => Math.round((1000 * us) / busy) / 10;
   const pctExcl = (us: number) => (busy - socketWrites > 0 ? Math.round((1000 * us) / (busy - socketWrites)) / 10 : 0);
   return {
-    window: window.name,
+    window: windows.length > 1 ? `${windows[0].name} (${windows.length} rounds)` : windows[0].name,
     sampled_ms: Math.round(total / 1000),
     busy_share: Math.round((100 * busy) / total) / 100,
     socket_write_pct: pct(socketWrites),

@@ -3,8 +3,7 @@
 // time (ms, sub-ms precision, comparable across processes) of the first and last arrival, and
 // checks that the envelope `sequence` numbers arrive in order with no repeat. Prints
 // "listening <port>".
-//   GET /stats    -> { "<path>": { count, bytes, first, last, lastSequence, outOfOrder } }
-//   DELETE /stats -> forgets everything
+//   GET /stats -> { "<path>": { count, bytes, first, last, lastSequence, outOfOrder } }
 import http from 'node:http';
 
 const streams = new Map();
@@ -15,7 +14,6 @@ const answer = '{"ok":true}';
 const server = http.createServer((req, res) => {
   if (req.url === '/stats') {
     req.resume();
-    if (req.method === 'DELETE') streams.clear();
     const body = JSON.stringify(Object.fromEntries(streams));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);

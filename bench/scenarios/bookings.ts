@@ -17,7 +17,7 @@ import { addDays, kolkataDate } from '../../src/lib/time.js';
 import { bookingBody, createProperty, idempotencyKey, inParallel, setupIntegration, staff } from '../lib/api.js';
 import { commitsOf, drive, type DriveResult } from '../lib/clients.js';
 import type { Service } from '../lib/processes.js';
-import { measureHooks, SECONDS, WARMUP_SECONDS, type ProfileSession } from './common.js';
+import { cpuPer, measureHooks, SECONDS, WARMUP_SECONDS, type ProfileSession } from './common.js';
 
 export const CLIENTS = 20;
 const PER_CLIENT = 8;
@@ -50,6 +50,7 @@ export async function setupDistinct(service: Service, sets: number): Promise<Dis
 
 export interface BookingOutcome {
   drive: DriveResult;
+  cores: ReturnType<ReturnType<typeof measureHooks>['cores']>;
   created: number;
   refused: number;
   detail: Record<string, unknown>;
@@ -63,18 +64,14 @@ function outcome(result: DriveResult, cores: ReturnType<ReturnType<typeof measur
   for (const sample of result.samples) process.stderr.write(`  unexpected answer: ${sample}\n`);
   return {
     drive: result,
+    cores,
     created,
     refused,
     detail: {
       requests_per_s: Math.round(result.total / result.seconds),
       other_answers: other.join(', ') || 'none',
       cores,
-      ...(cores && result.total
-        ? {
-            service_write_syscalls_per_request: Math.round((cores.service_write_syscalls / result.total) * 10) / 10,
-            service_read_syscalls_per_request: Math.round((cores.service_read_syscalls / result.total) * 10) / 10,
-          }
-        : {}),
+      ...cpuPer(cores, result.total),
       ...(commitsPerRequest === null ? {} : { commits_per_request: commitsPerRequest }),
     },
   };
@@ -87,7 +84,7 @@ function outcome(result: DriveResult, cores: ReturnType<ReturnType<typeof measur
 export async function distinctRun(service: Service, pgUrl: string, set: DistinctSet, firstAddress: number, dayOffset: number, session: ProfileSession | null, windowName: string) {
   const day0 = addDays(firstNight(), dayOffset);
   const run = Date.now().toString(36);
-  const hooks = measureHooks(service.pid, session, windowName);
+  const hooks = measureHooks(service.pid, session, windowName, pgUrl);
   let commits0 = 0;
   let commits1 = 0;
   const result = await drive({
@@ -110,7 +107,7 @@ export async function distinctRun(service: Service, pgUrl: string, set: Distinct
       };
     },
     onMeasureStart: async () => {
-      hooks.onMeasureStart();
+      await hooks.onMeasureStart();
       commits0 = await commitsOf(pgUrl);
     },
     onMeasureEnd: async () => {
@@ -131,7 +128,7 @@ export async function contendedRun(service: Service, pgUrl: string, session: Pro
   const winners = new Map<number, number>();
   const asked = new Set<number>();
   let counter = 0;
-  const hooks = measureHooks(service.pid, session, windowName);
+  const hooks = measureHooks(service.pid, session, windowName, pgUrl);
   const result = await drive({
     base: service.base,
     clients: CLIENTS,

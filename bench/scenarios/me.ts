@@ -12,9 +12,9 @@ export function baselineMe(baselineBase: string): Promise<LoadResult> {
 }
 
 /** GET /me with one integration's key, 20 connections (RATE_LIMITS=off: its tier is 60 a minute). */
-export async function meLoad(service: Service, session: ProfileSession | null, windowName: string) {
+export async function meLoad(service: Service, session: ProfileSession | null, windowName: string, pgUrl?: string) {
   const integration = await setupIntegration(service.base, { name: `Bench me ${Math.random().toString(36).slice(2, 8)}` });
-  const hooks = measureHooks(service.pid, session, windowName);
+  const hooks = measureHooks(service.pid, session, windowName, pgUrl);
   const result = await load({
     url: `${service.base}/api/integrations/v1/me`,
     connections: CONNECTIONS,

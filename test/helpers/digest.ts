@@ -29,13 +29,17 @@ function tablesOf(ctx: TestContext): Promise<string[]> {
 
 /**
  * A digest of every table of the test's schema except `exclude`: per table the row count and the
- * sum of a 64-bit hash of each row's text (order-independent, so no sort; any changed, added or
- * removed row changes it). One statement for all tables.
+ * sum of a 64-bit hash of each row version's identity, its physical place and the transaction that
+ * wrote it (`ctid`, `xmin`). Any insert, update (even one writing the same values) or delete that
+ * commits changes it; a rolled-back one does not, and neither does a row lock. Order-independent,
+ * so no sort, and no row body is read (event payloads stay in their TOAST tables), so it stays
+ * cheap as tables grow. One statement for all tables.
  */
 export async function tableDigest(ctx: TestContext, exclude: readonly string[] = COUNTER_TABLES): Promise<Digest> {
   const tables = (await tablesOf(ctx)).filter((t) => !exclude.includes(t));
   const parts = tables.map(
-    (t) => sql`select ${t}::text as t, count(*)::text as n, coalesce(sum(hashtextextended(x::text, 0)), 0)::text as h from ${sql.table(`${ctx.schema}.${t}`)} x`,
+    (t) =>
+      sql`select ${t}::text as t, count(*)::text as n, coalesce(sum(hashtextextended(x.ctid::text || x.xmin::text, 0)), 0)::text as h from ${sql.table(`${ctx.schema}.${t}`)} x`,
   );
   const { rows } = await sql<{ t: string; n: string; h: string }>`${sql.join(parts, sql` union all `)}`.execute(ctx.deps.db);
   return Object.fromEntries(rows.map((r) => [r.t, `${r.n}:${r.h}`]));

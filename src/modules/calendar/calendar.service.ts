@@ -333,6 +333,7 @@ export interface RestrictionsEdit {
 }
 
 const NIGHT_RESTRICTIONS = ['min_stay', 'max_stay', 'stop_sell', 'closed_to_arrival', 'closed_to_departure'] as const;
+const RULE_KEYS = ['min_stay', 'max_stay', 'min_advance_days', 'max_advance_days'] as const;
 
 /**
  * PUT /properties/{id}/restrictions: property-wide rules and/or per-night restrictions. A rules
@@ -343,7 +344,8 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
   const errors = new FieldErrorCollector();
   const max = deps.config.maxStayNights;
   const perNight = NIGHT_RESTRICTIONS.filter((k) => body[k] !== undefined);
-  const ruleKeys = body.rules ? (Object.keys(body.rules) as Array<keyof NonNullable<RestrictionsEdit['rules']>>).filter((k) => body.rules![k] !== undefined) : [];
+  // The known rules only: any other key of `rules` would become a column name in the upsert (a 500).
+  const ruleKeys = body.rules ? RULE_KEYS.filter((k) => body.rules![k] !== undefined) : [];
   let window: DateWindow | null = null;
   if (perNight.length > 0 || body.from !== undefined || body.to !== undefined) {
     window = checkNights(errors, body.from, body.to, kolkataDate(deps.clock.now()));

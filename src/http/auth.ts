@@ -18,7 +18,7 @@ declare module 'fastify' {
   }
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/;
+const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/i; // the auth scheme is case-insensitive (RFC 9110)
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;

@@ -21,6 +21,11 @@ describe('error envelope', () => {
     }
   });
 
+  it('accepts the bearer scheme in any letter case (RFC 9110)', async () => {
+    const res = await ctx.api(null, 'GET', '/me', undefined, { authorization: `bearer ${integration.apiKey}` });
+    expect(res.statusCode).toBe(200);
+  });
+
   it('401 for a key passed as a query parameter (one scheme only)', async () => {
     const res = await ctx.api(null, 'GET', `/me?api_key=${integration.apiKey}`);
     expect(res.statusCode).toBe(401);

@@ -2,6 +2,7 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Transaction } 
 import type { DB } from '../../db/schema.js';
 import { fromEpochDay, toEpochDay, type DateWindow } from '../../lib/time.js';
 import type { BlockScope, CalendarNightsTable } from './calendar.tables.js';
+import { PRICE_COLUMNS } from '../properties/properties.input.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -55,18 +56,7 @@ export interface CalendarData {
   rules: RulesRow | null;
 }
 
-const PRICING_COLUMNS = [
-  'weekday_base_price',
-  'weekday_per_night_occupancy',
-  'weekday_extra_adult_price',
-  'weekday_extra_child_price',
-  'weekend_base_price',
-  'weekend_per_night_occupancy',
-  'weekend_extra_adult_price',
-  'weekend_extra_child_price',
-  'gst_applicable',
-  'price_includes_gst',
-] as const;
+const PRICING_COLUMNS = [...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst'] as const;
 
 /**
  * Loads the calendar of a property for `span` (inclusive). `kinds` limits the reads to what the

@@ -234,7 +234,8 @@ export function deriveFormattedAddress(a: AddressParts): string {
     .join(', ');
 }
 
-const PRICE_COLUMNS = [
+/** The eight pricing columns of a property (weekday and weekend groups). */
+export const PRICE_COLUMNS = [
   'weekday_base_price',
   'weekday_per_night_occupancy',
   'weekday_extra_adult_price',

@@ -101,6 +101,21 @@ function throwIfAny(errors: FieldErrors): void {
 // ---------------------------------------------------------------------------------------------
 // Create
 
+/** The unit rows of a new property, in the order sent: the first is the default (rule 5). */
+function newUnitRows(propertyId: number, entries: CreateUnitEntry[], now: Date) {
+  return entries.map((u, i) => ({
+    property_id: propertyId,
+    name: u.name,
+    code: u.code ?? null,
+    max_occupancy: u.max_occupancy ?? null,
+    is_active: true,
+    is_default: i === 0,
+    position: i + 1,
+    created_at: now,
+    updated_at: now,
+  }));
+}
+
 /** POST /properties: checks the body, then creates. */
 export async function createProperty(deps: Deps, actor: Actor, body: unknown): Promise<PropertyBlockView> {
   throwIfAny(checkCreateBody(body));
@@ -133,20 +148,7 @@ async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInpu
       created_at: now,
       updated_at: now,
     });
-    const units = await insertUnits(
-      trx,
-      unitInputs.map((u, i) => ({
-        property_id: row.id,
-        name: u.name,
-        code: u.code ?? null,
-        max_occupancy: u.max_occupancy ?? null,
-        is_active: true,
-        is_default: i === 0,
-        position: i + 1,
-        created_at: now,
-        updated_at: now,
-      })),
-    );
+    const units = await insertUnits(trx, newUnitRows(row.id, unitInputs, now));
     // Covered at once, whatever any auto-enrol setting says (rule 7).
     await trx
       .insertInto('coverage')
@@ -416,20 +418,8 @@ export async function hostCreateProperty(deps: Deps, brandId: number, body: unkn
       created_at: now,
       updated_at: now,
     });
-    await insertUnits(
-      trx,
-      (input.units ?? ([{ name: input.name }] as CreateUnitEntry[])).map((u, i) => ({
-        property_id: row.id,
-        name: u.name,
-        code: u.code ?? null,
-        max_occupancy: u.max_occupancy ?? null,
-        is_active: true,
-        is_default: i === 0,
-        position: i + 1,
-        created_at: now,
-        updated_at: now,
-      })),
-    );
+    // Omitted: one default unit named after the property (decisions §5).
+    await insertUnits(trx, newUnitRows(row.id, input.units ?? [{ name: input.name }], now));
     return row.id;
   });
   return staffPropertyView(deps, id);

@@ -28,10 +28,10 @@ const runRoll = async () => {
   return res.json().data as { job: string; result: { properties: number; events: number } };
 };
 
-/** Whole months after `afterNight`, through `end`. */
-function monthsBetween(afterNight: string, end: string) {
+/** Whole months after `afterNight`, through `end`; nights before `today` are past and never sent. */
+function monthsBetween(afterNight: string, end: string, today: string) {
   const out = [];
-  for (let m = addDays(afterNight, 1); m <= end; m = addDays(lastOfMonth(m), 1)) out.push({ from: m, to: lastOfMonth(m) });
+  for (let m = addDays(afterNight, 1); m <= end; m = addDays(lastOfMonth(m), 1)) out.push({ from: m < today ? today : m, to: lastOfMonth(m) });
   return out;
 }
 
@@ -47,8 +47,8 @@ describe('horizon roll', () => {
     expect(day40).toBe(addDays(day0, 40));
 
     const first = await runRoll();
-    const shortMonths = monthsBetween(horizonEnd(day0, 30), horizonEnd(day40, 30));
-    const longMonths = monthsBetween(horizonEnd(day0, 365), horizonEnd(day40, 365));
+    const shortMonths = monthsBetween(horizonEnd(day0, 30), horizonEnd(day40, 30), day40);
+    const longMonths = monthsBetween(horizonEnd(day0, 365), horizonEnd(day40, 365), day40);
     expect(shortMonths.length).toBeGreaterThanOrEqual(1);
     expect(longMonths.length).toBeGreaterThanOrEqual(1);
 
@@ -59,7 +59,7 @@ describe('horizon roll', () => {
       ...shortMonths.map((m) => ['restrictions.changed', m]),
     ]);
     for (const e of shortEvents) {
-      expect(e.window!.from).toBe(firstOfMonth(e.window!.from));
+      expect([firstOfMonth(e.window!.from), day40]).toContain(e.window!.from);
       expect(e.origin).toBe('doorloom');
     }
     const longEvents = await eventsOf(ctx, long.id);

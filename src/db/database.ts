@@ -1,9 +1,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PreparingClient } from './prepared.js';
+import { registerChanges, TableChanges, watchChanges } from './changes.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -44,26 +46,35 @@ export async function openPGlite(dataDir: string | null): Promise<PGlite> {
   });
 }
 
+/** A Kysely whose writes move its TableChanges (see changesOf). */
+function watched(dialect: Dialect): Kysely<DB> {
+  const changes = new TableChanges();
+  const db = new Kysely<DB>({ dialect: watchChanges(dialect, changes) });
+  registerChanges(db, changes);
+  return db;
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const searchPath = options.schema ? `"${options.schema}", public` : null;
   if (options.url?.startsWith('postgres')) {
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      Client: PreparingClient,
       options: searchPath ? `-c search_path=${searchPath.replace(/\s/g, '')}` : undefined,
       types: {
         getTypeParser: ((oid: number, format?: string) =>
           textParsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = watched(new PostgresDialect({ pool }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
     return { db, engine: 'postgres', close: () => db.destroy() };
   }
   const shared = options.pglite;
   const pglite = shared ?? (await openPGlite(options.url === 'memory:' ? null : options.dataDir));
   if (options.schema) await pglite.exec(`create schema if not exists "${options.schema}"`);
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, searchPath ?? undefined) });
+  const db = watched(new PGliteDialect(pglite, searchPath ?? undefined));
   return {
     db,
     engine: 'pglite',

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { IntegrationsTable } from '../../db/schema.js';
+import { changesOf } from '../../db/changes.js';
 import type { Deps } from '../../deps.js';
 import { forgetIntegration } from '../../http/auth.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
@@ -42,8 +43,39 @@ export async function setBrandPlan(deps: Deps, brandId: number, active: boolean)
   return brandView(row);
 }
 
+/**
+ * GET /me is what partners poll, and its figures (the integration, its brand, its events and its
+ * coverage) change far less often than it is read. So the view is kept per integration until this
+ * process writes one of those tables (TableChanges: at commit, before the writer answers). Other
+ * processes sharing PostgreSQL (WORKERS above 1, other nodes) write unseen here: with PostgreSQL
+ * an entry also expires after VIEW_SHARED_MS. The embedded engine has a single process.
+ */
+const VIEW_TABLES = ['integrations', 'brands', 'events', 'coverage'];
+const VIEW_SHARED_MS = 1000;
+const VIEW_CACHE_MAX = 10_000;
+type View = ReturnType<typeof buildView>;
+const viewCaches = new WeakMap<object, Map<number, { version: number; until: number; view: View }>>();
+
 /** The Integration resource of GET /me. */
-export async function integrationView(deps: Deps, integrationId: number) {
+export async function integrationView(deps: Deps, integrationId: number): Promise<View> {
+  const changes = changesOf(deps.db);
+  if (!changes) return loadView(deps, integrationId);
+  let cache = viewCaches.get(deps.db);
+  if (!cache) viewCaches.set(deps.db, (cache = new Map()));
+  const version = changes.version(VIEW_TABLES);
+  const now = deps.clock.nowMs();
+  const hit = cache.get(integrationId);
+  if (hit && hit.version === version && hit.until > now) return hit.view;
+  const view = await loadView(deps, integrationId);
+  // Kept only if nothing was written while it was read (it may predate that write).
+  if (changes.version(VIEW_TABLES) === version) {
+    if (cache.size >= VIEW_CACHE_MAX) cache.clear();
+    cache.set(integrationId, { version, until: deps.engine === 'postgres' ? now + VIEW_SHARED_MS : Infinity, view });
+  }
+  return view;
+}
+
+async function loadView(deps: Deps, integrationId: number) {
   const loaded = await loadIntegrationWithFigures(deps.db, integrationId);
   if (!loaded) throw notFound('No such integration.');
   return buildView(loaded.integration, loaded.figures);

@@ -88,25 +88,13 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
     });
     if (drafts.length === 0) continue;
 
-    // The row lock taken here is held to commit: no other writer can allocate in between.
-    const locked = await trx
-      .updateTable('integrations')
-      .set({ last_sequence: sql`last_sequence + ${drafts.length}` })
-      .where('id', '=', target.id)
-      .where('status', '!=', 'disabled')
-      .returning('last_sequence')
-      .executeTakeFirst();
-    if (!locked) continue; // disabled after the read above: records nothing
-    let sequence = locked.last_sequence - drafts.length;
-
+    // One statement per target: the sequence bump (its row lock is held to commit, so no other
+    // writer allocates in between) and the events numbered from it. Each body is the envelope's
+    // JSON cut around its sequence, which only the database knows: head || sequence || tail.
     const rows = drafts.map((draft) => {
-      sequence += 1;
       const id = ulid(now.getTime());
       const window = draft.window ?? null;
-      const envelope = {
-        id,
-        type: draft.type,
-        sequence,
+      const rest = JSON.stringify({
         origin,
         version: API_VERSION,
         created_at: createdAt,
@@ -114,25 +102,36 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
         property: options.propertyId === null ? null : { doorloom_id: options.propertyId, external_id: target.external_id ?? null },
         window,
         data: draft.data,
-      };
+      });
       return {
-        integration_id: target.id,
-        sequence,
         id,
         type: draft.type,
-        origin,
-        property_id: options.propertyId,
-        window_from: window?.from ?? null,
-        window_to: window?.to ?? null,
-        body: JSON.stringify(envelope),
-        created_at: now,
-        delivery_status: target.webhook_event_types.includes(draft.type) ? ('pending' as const) : ('skipped' as const),
+        from: window?.from ?? null,
+        to: window?.to ?? null,
+        head: `${JSON.stringify({ id, type: draft.type }).slice(0, -1)},"sequence":`,
+        tail: `,${rest.slice(1)}`,
+        status: target.webhook_event_types.includes(draft.type) ? 'pending' : 'skipped',
       };
     });
-    // Chunked so a thousand-event fan-out stays under the bind-parameter limit.
-    for (let i = 0; i < rows.length; i += 500) {
-      await trx.insertInto('events').values(rows.slice(i, i + 500)).execute();
-    }
+    const column = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key]);
+    const { rows: inserted } = await sql<{ n: number }>`
+      with allocated as (
+        update integrations set last_sequence = last_sequence + ${drafts.length}
+        where id = ${target.id} and status != 'disabled'
+        returning last_sequence - ${drafts.length} as base
+      ), added as (
+        insert into events (integration_id, sequence, id, type, origin, property_id, window_from, window_to, body, created_at, delivery_status)
+        select ${target.id}::int, a.base + r.n, r.id, r.type, ${origin}::text, ${options.propertyId}::int, r.window_from::date, r.window_to::date,
+               r.head || (a.base + r.n)::text || r.tail, ${now}::timestamptz, r.status
+        from allocated a,
+             unnest(${column('id')}::text[], ${column('type')}::text[], ${column('from')}::text[], ${column('to')}::text[],
+                    ${column('head')}::text[], ${column('tail')}::text[], ${column('status')}::text[])
+               with ordinality as r(id, type, window_from, window_to, head, tail, status, n)
+        returning 1
+      )
+      select count(*)::int as n from added
+    `.execute(trx);
+    if ((inserted[0]?.n ?? 0) === 0) continue; // disabled after the read above: records nothing
     recorded.set(target.id, drafts.length);
   }
   return { recorded };

@@ -137,6 +137,10 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   }
 
   async function runOnce(id: number, run: Run): Promise<RunEnd> {
+    // Many integrations have no URL (events accumulate for replay): one read says so, without the
+    // claim's lock and unlock. With a URL the state is read again under the claim.
+    const peek = await loadDeliveryState(deps.db, id);
+    if (!peek || peek.status === 'disabled' || !peek.webhook_url) return 'idle';
     if (!(await claims.tryClaim('delivery', id))) return 'busy';
     try {
       return await deliver(id, run);

@@ -5,7 +5,7 @@ import { roundMoney } from '../../lib/money.js';
 import { addDays, clampToHorizon, daysBetween, eachDate, formatTimestamp, formatTimestampOrNull, kolkataDate, windowsForNights, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import type { CalendarData } from '../calendar/calendar.sql.js';
-import { appendEvents, type EventDraft, type EventTarget } from '../events/events.log.js';
+import { appendEvents, type AppendTarget, type EventDraft, type EventTarget } from '../events/events.log.js';
 import { selectAliases, type BookingRow } from './bookings.sql.js';
 import type { BookingUnit } from './bookings.tables.js';
 
@@ -84,6 +84,8 @@ export interface BookingEventOptions {
    * over `span` come from it instead of a second read (the same builder, the same state).
    */
   actorCalendar?: { data: CalendarData; span: DateWindow };
+  /** The covering integrations, when read in this transaction already. */
+  targets?: AppendTarget[];
 }
 
 /**
@@ -101,6 +103,7 @@ export function appendBookingEvents(trx: Transaction<DB>, options: BookingEventO
     clock: options.clock,
     propertyId: booking.property_id,
     actorIntegrationId: options.actorIntegrationId,
+    targets: options.targets,
     build: async (target: EventTarget): Promise<EventDraft[]> => {
       const drafts: EventDraft[] = [];
       if (targetSees(booking, target.integrationId)) {

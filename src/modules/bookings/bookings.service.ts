@@ -25,6 +25,7 @@ import {
   type BookingView,
   type ViewIds,
 } from './bookings.payloads.js';
+import type { AppendTarget } from '../events/events.log.js';
 import type { ListBookingsQueryInput, UnitEntryInput, UpdateBookingInput } from './bookings.schemas.js';
 import {
   insertBookingWithHolds,
@@ -209,74 +210,74 @@ interface StayInput {
 }
 
 /**
- * The write of a new booking, in one transaction: the property's calendar lock (with its status
- * re-read under it), the availability decision, the booking, its holds, and its events.
+ * The write of a new booking inside the caller's transaction, which holds the property's calendar
+ * lock and has refused an unbookable property: the availability decision, the booking, its holds
+ * and its events.
  */
 async function writeNewBooking(
   deps: Deps,
-  actorIntegrationId: number | null,
-  propertyId: number,
-  requested: RequestedUnit[],
-  input: StayInput,
-  ids: ViewIds,
-  hostId: boolean,
-): Promise<BookingRow> {
+  trx: Transaction<DB>,
+  write: {
+    actorIntegrationId: number | null;
+    propertyId: number;
+    requested: RequestedUnit[];
+    input: StayInput;
+    ids: ViewIds;
+    hostId: boolean;
+    targets?: AppendTarget[];
+  },
+): Promise<{ row: BookingRow; recorded: Map<number, number> }> {
+  const { actorIntegrationId, propertyId, input } = write;
   const now = deps.clock.now();
-  const { row, recorded } = await deps.db.transaction().execute(async (trx) => {
-    const status = await lockPropertyForBooking(trx, propertyId);
-    if (status === null) throw actorIntegrationId === null ? notFound('No such property.') : propertyNotMapped();
-    refuseUnbookable(status);
-    const stay = await availabilityForStay(trx, propertyId, input.checkIn, input.checkOut, {
-      channel: input.channel,
-      integrationId: actorIntegrationId,
-    });
-    const unitIds = assignUnits(stay, requested);
-    if (!unitIds) throw unavailable(stay);
-    const id = hostId ? await nextBookingId(trx) : undefined;
-    const row = await insertBookingWithHolds(
-      trx,
-      {
-        ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
-        integration_id: actorIntegrationId,
-        property_id: propertyId,
-        status: input.status,
-        check_in: input.checkIn,
-        check_out: input.checkOut,
-        units: JSON.stringify(storedUnits(requested, unitIds)),
-        guest_name: input.guest.name,
-        guest_phone_code: input.guest.phone_code ?? null,
-        guest_mobile: input.guest.mobile ?? null,
-        total: input.total,
-        currency: 'INR',
-        notes: input.notes ?? null,
-        source_channel: input.channel,
-        source_reference: input.reference ?? null,
-        reason: input.reason ?? null,
-        refund_note: input.refundNote ?? null,
-        cancelled_at: null,
-        created_at: now,
-        updated_at: now,
-      },
-      unitIds,
-    );
-    // The decision's calendar plus these holds is the state the events must carry.
-    for (const night of stay.nights) {
-      let held = stay.data.holds.get(night);
-      if (!held) stay.data.holds.set(night, (held = new Map()));
-      for (const unitId of unitIds) held.set(unitId, row.id);
-    }
-    const appended = await appendBookingEvents(trx, {
-      clock: deps.clock,
-      booking: row,
-      actorIntegrationId,
-      actorIds: ids,
-      changedNights: stay.nights,
-      actorCalendar: { data: stay.data, span: stay.window },
-    });
-    return { row, recorded: appended.recorded };
+  const stay = await availabilityForStay(trx, propertyId, input.checkIn, input.checkOut, {
+    channel: input.channel,
+    integrationId: actorIntegrationId,
   });
-  announce(deps, recorded);
-  return row;
+  const unitIds = assignUnits(stay, write.requested);
+  if (!unitIds) throw unavailable(stay);
+  const id = write.hostId ? await nextBookingId(trx) : undefined;
+  const row = await insertBookingWithHolds(
+    trx,
+    {
+      ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
+      integration_id: actorIntegrationId,
+      property_id: propertyId,
+      status: input.status,
+      check_in: input.checkIn,
+      check_out: input.checkOut,
+      units: JSON.stringify(storedUnits(write.requested, unitIds)),
+      guest_name: input.guest.name,
+      guest_phone_code: input.guest.phone_code ?? null,
+      guest_mobile: input.guest.mobile ?? null,
+      total: input.total,
+      currency: 'INR',
+      notes: input.notes ?? null,
+      source_channel: input.channel,
+      source_reference: input.reference ?? null,
+      reason: input.reason ?? null,
+      refund_note: input.refundNote ?? null,
+      cancelled_at: null,
+      created_at: now,
+      updated_at: now,
+    },
+    unitIds,
+  );
+  // The decision's calendar plus these holds is the state the events must carry.
+  for (const night of stay.nights) {
+    let held = stay.data.holds.get(night);
+    if (!held) stay.data.holds.set(night, (held = new Map()));
+    for (const unitId of unitIds) held.set(unitId, row.id);
+  }
+  const appended = await appendBookingEvents(trx, {
+    clock: deps.clock,
+    booking: row,
+    actorIntegrationId,
+    actorIds: write.ids,
+    changedNights: stay.nights,
+    actorCalendar: { data: stay.data, span: stay.window },
+    targets: write.targets,
+  });
+  return { row, recorded: appended.recorded };
 }
 
 interface StayRequest {
@@ -309,13 +310,12 @@ async function unavailableNow(deps: Deps, request: StayRequest): Promise<AppErro
  * by the service: the next attempt sees the winner's holds and picks around them. Named units
  * are not re-chosen, so their conflict is final (409).
  */
-async function retryPicks<T>(requested: RequestedUnit[], write: () => Promise<T>): Promise<T> {
-  const picks = requested.some((r) => r.unitId === null);
+async function retryPicks<T>(picks: () => boolean, write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
-      if (!picks || attempt >= 3 || !isHoldConflict(error)) throw error;
+      if (!picks() || attempt >= 3 || !isHoldConflict(error)) throw error;
     }
   }
 }
@@ -328,18 +328,6 @@ async function retryPicks<T>(requested: RequestedUnit[], write: () => Promise<T>
  */
 export async function createBooking(deps: Deps, integrationId: number, body: unknown): Promise<CreateResult> {
   const input = checkCreateBody(body, rulesOf(deps));
-  const context = await selectCreateContext(deps.db, integrationId, input.external_booking_id, input.property);
-  if (context.existingId !== null) {
-    const existing = await selectVisibleBooking(deps.db, { integrationId }, { id: context.existingId });
-    if (existing) return duplicateOf(deps, integrationId, existing);
-  }
-  notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
-
-  const { property, units } = context;
-  if (!property) throw propertyNotMapped('No property this integration covers matches the reference.');
-  refuseUnbookable(property.status);
-  const requested = resolveUnits(input.units, units);
-
   const stay: StayInput = {
     externalBookingId: input.external_booking_id,
     checkIn: input.check_in,
@@ -353,21 +341,43 @@ export async function createBooking(deps: Deps, integrationId: number, body: unk
     reason: input.reason,
     refundNote: input.refund_note,
   };
-  const ids: ViewIds = {
-    propertyExternalId: property.externalId,
-    aliases: new Map(units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
-  };
+  let picks = false;
+  let propertyId: number | null = null;
+  // One transaction from the first read: the context read takes the property's calendar lock.
+  const attempt = () =>
+    deps.db.transaction().execute(async (trx) => {
+      const context = await selectCreateContext(trx, integrationId, input.external_booking_id, input.property);
+      if (context.existingId !== null) {
+        const existing: BookingRow | undefined = await selectVisibleBooking(trx, { integrationId }, { id: context.existingId });
+        if (existing !== undefined) return { duplicate: existing };
+      }
+      notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
+      const { property, units } = context;
+      if (!property) throw propertyNotMapped('No property this integration covers matches the reference.');
+      refuseUnbookable(property.status);
+      propertyId = property.id;
+      const requested = resolveUnits(input.units, units);
+      picks = requested.some((r) => r.unitId === null);
+      const ids: ViewIds = {
+        propertyExternalId: property.externalId,
+        aliases: new Map(units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
+      };
+      const written = await writeNewBooking(deps, trx, { actorIntegrationId: integrationId, propertyId: property.id, requested, input: stay, ids, hostId: false, targets: context.targets });
+      return { ...written, ids };
+    });
   try {
-    const row = await retryPicks(requested, () => writeNewBooking(deps, integrationId, property.id, requested, stay, ids, false));
-    return { status: 201, booking: bookingView(row, ids) };
+    const outcome = await retryPicks(() => picks, attempt);
+    if (outcome.duplicate) return duplicateOf(deps, integrationId, outcome.duplicate);
+    announce(deps, outcome.recorded);
+    return { status: 201, booking: bookingView(outcome.row, outcome.ids) };
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_external_id')) {
       // A concurrent create with the same external_booking_id won: answer as a duplicate.
       const winner = await selectOwnByExternalId(deps.db, integrationId, input.external_booking_id);
       if (winner) return duplicateOf(deps, integrationId, winner);
     }
-    if (isHoldConflict(error)) {
-      throw await unavailableNow(deps, { propertyId: property.id, checkIn: stay.checkIn, checkOut: stay.checkOut, channel: stay.channel, integrationId });
+    if (isHoldConflict(error) && propertyId !== null) {
+      throw await unavailableNow(deps, { propertyId, checkIn: stay.checkIn, checkOut: stay.checkOut, channel: stay.channel, integrationId });
     }
     throw error;
   }
@@ -410,7 +420,18 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, body: un
     refundNote: input.refund_note,
   };
   try {
-    const row = await retryPicks(requested, () => writeNewBooking(deps, null, propertyId, requested, stay, NO_IDS, true));
+    const picks = requested.some((r) => r.unitId === null);
+    const { row, recorded } = await retryPicks(
+      () => picks,
+      () =>
+        deps.db.transaction().execute(async (trx) => {
+          const status = await lockPropertyForBooking(trx, propertyId);
+          if (status === null) throw notFound('No such property.');
+          refuseUnbookable(status);
+          return writeNewBooking(deps, trx, { actorIntegrationId: null, propertyId, requested, input: stay, ids: NO_IDS, hostId: true });
+        }),
+    );
+    announce(deps, recorded);
     return bookingView(row, NO_IDS);
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_host_external_id')) {

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { BookingStatus, BookingsTable } from './bookings.tables.js';
+import { coveringTargetsJson, type AppendTarget } from '../events/events.log.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -104,15 +105,18 @@ export interface CreateContext {
   property: PropertyRef | null;
   /** Every unit of the property (active or not) in position order, with the integration's aliases. */
   units: PropertyUnit[];
+  /** The integrations covering the property, as appendEvents reads them. */
+  targets: AppendTarget[];
 }
 
 /**
- * What a create decides on before its transaction, in one round trip: a duplicate
+ * What a create decides on, in one round trip at the start of its transaction: a duplicate
  * external_booking_id, the covered property named by the reference (both ids given must agree),
- * and that property's units with the integration's aliases.
+ * locked for the calendar (see lockPropertyForBooking) with its status as of the lock, that
+ * property's units with the integration's aliases, and the integrations its events go to.
  */
 export async function selectCreateContext(
-  db: Q,
+  trx: Transaction<DB>,
   integrationId: number,
   externalBookingId: string,
   ref: { external_id?: string; doorloom_id?: number },
@@ -125,6 +129,7 @@ export async function selectCreateContext(
       from coverage c join properties p on p.id = c.property_id
       where c.integration_id = ${integrationId} ${byId} ${byExternal}
       limit 1
+      for no key update of p
     )
     select json_build_object(
       'existing', (select b.id from bookings b where b.integration_id = ${integrationId} and b.external_booking_id = ${externalBookingId}),
@@ -134,14 +139,21 @@ export async function selectCreateContext(
         from units u
         left join unit_aliases a on a.unit_id = u.id and a.integration_id = ${integrationId}
         where u.property_id = (select id from prop)
-      )
+      ),
+      'targets', ${coveringTargetsJson(sql`(select id from prop)`)}
     )::text as doc
-  `.execute(db);
-  const doc = JSON.parse(rows[0].doc) as { existing: number | null; property: { id: number; status: PropertyRef['status']; external_id: string | null } | null; units: PropertyUnit[] };
+  `.execute(trx);
+  const doc = JSON.parse(rows[0].doc) as {
+    existing: number | null;
+    property: { id: number; status: PropertyRef['status']; external_id: string | null } | null;
+    units: PropertyUnit[];
+    targets: AppendTarget[];
+  };
   return {
     existingId: doc.existing,
     property: doc.property ? { id: doc.property.id, status: doc.property.status, externalId: doc.property.external_id } : null,
     units: doc.units,
+    targets: doc.targets,
   };
 }
 

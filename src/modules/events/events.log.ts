@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
@@ -47,6 +47,34 @@ export interface AppendOptions {
    * external ids), so this runs once per receiving integration; returning [] records nothing for it.
    */
   build: (target: EventTarget) => EventDraft[] | Promise<EventDraft[]>;
+  /**
+   * The receiving integrations, when the caller has read them in this transaction already (see
+   * coveringTargetsJson); otherwise appendEvents reads them.
+   */
+  targets?: AppendTarget[];
+}
+
+/** A receiving integration as appendEvents reads it. */
+export interface AppendTarget {
+  id: number;
+  slug: string;
+  webhook_event_types: string[];
+  horizon_days: number;
+  external_id?: string | null;
+}
+
+/**
+ * The integrations covering a property as appendEvents reads them, as a JSON array expression
+ * to embed in a caller's own statement (saving appendEvents the read): `propertyId` is an SQL
+ * expression for the property's id.
+ */
+export function coveringTargetsJson(propertyId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(
+    select coalesce(json_agg(json_build_object('id', i.id, 'slug', i.slug, 'webhook_event_types', i.webhook_event_types,
+      'horizon_days', i.horizon_days, 'external_id', c.external_id) order by i.id), '[]'::json)
+    from integrations i join coverage c on c.integration_id = i.id and c.property_id = ${propertyId}
+    where i.status != 'disabled'
+  )`;
 }
 
 export interface AppendResult {
@@ -61,18 +89,21 @@ export interface AppendResult {
  * write. Integrations are locked in id order so that concurrent writers cannot deadlock on them.
  */
 export async function appendEvents(trx: Transaction<DB>, options: AppendOptions): Promise<AppendResult> {
-  let query = trx
-    .selectFrom('integrations as i')
-    .select(['i.id', 'i.slug', 'i.webhook_event_types', 'i.horizon_days'])
-    .where('i.status', '!=', 'disabled')
-    .orderBy('i.id');
-  if (options.propertyId !== null) {
-    query = query
-      .innerJoin('coverage as c', (join) => join.onRef('c.integration_id', '=', 'i.id').on('c.property_id', '=', options.propertyId!))
-      .select('c.external_id');
+  let targets = options.targets;
+  if (!targets) {
+    let query = trx
+      .selectFrom('integrations as i')
+      .select(['i.id', 'i.slug', 'i.webhook_event_types', 'i.horizon_days'])
+      .where('i.status', '!=', 'disabled')
+      .orderBy('i.id');
+    if (options.propertyId !== null) {
+      query = query
+        .innerJoin('coverage as c', (join) => join.onRef('c.integration_id', '=', 'i.id').on('c.property_id', '=', options.propertyId!))
+        .select('c.external_id');
+    }
+    if (options.onlyIntegrationId !== undefined) query = query.where('i.id', '=', options.onlyIntegrationId);
+    targets = (await query.execute()) as AppendTarget[];
   }
-  if (options.onlyIntegrationId !== undefined) query = query.where('i.id', '=', options.onlyIntegrationId);
-  const targets = (await query.execute()) as Array<{ id: number; slug: string; webhook_event_types: string[]; horizon_days: number; external_id?: string | null }>;
 
   const recorded = new Map<number, number>();
   const now = options.clock.now();
@@ -113,25 +144,30 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
         status: target.webhook_event_types.includes(draft.type) ? 'pending' : 'skipped',
       };
     });
-    const column = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key]);
-    const { rows: inserted } = await sql<{ n: number }>`
-      with allocated as (
-        update integrations set last_sequence = last_sequence + ${drafts.length}
-        where id = ${target.id} and status != 'disabled'
-        returning last_sequence - ${drafts.length} as base
-      ), added as (
-        insert into events (integration_id, sequence, id, type, origin, property_id, window_from, window_to, body, created_at, delivery_status)
-        select ${target.id}::int, a.base + r.n, r.id, r.type, ${origin}::text, ${options.propertyId}::int, r.window_from::date, r.window_to::date,
-               r.head || (a.base + r.n)::text || r.tail, ${now}::timestamptz, r.status
-        from allocated a,
-             unnest(${column('id')}::text[], ${column('type')}::text[], ${column('from')}::text[], ${column('to')}::text[],
-                    ${column('head')}::text[], ${column('tail')}::text[], ${column('status')}::text[])
-               with ordinality as r(id, type, window_from, window_to, head, tail, status, n)
-        returning 1
-      )
-      select count(*)::int as n from added
-    `.execute(trx);
-    if ((inserted[0]?.n ?? 0) === 0) continue; // disabled after the read above: records nothing
+    // Rows as VALUES (plain parameters; text arrays would need every body escaped and parsed),
+    // at most 500 a statement to stay under the bind-parameter limit.
+    let written = 0;
+    for (let i = 0; i < rows.length; i += 500) {
+      const chunk = rows.slice(i, i + 500);
+      const values = sql.join(chunk.map((r, n) => sql`(${sql.lit(n + 1)}::int, ${r.id}::text, ${r.type}::text, ${r.from}::date, ${r.to}::date, ${r.head}::text, ${r.tail}::text, ${r.status}::text)`));
+      const { rows: inserted } = await sql<{ n: number }>`
+        with allocated as (
+          update integrations set last_sequence = last_sequence + ${chunk.length}
+          where id = ${target.id} and status != 'disabled'
+          returning last_sequence - ${chunk.length} as base
+        ), added as (
+          insert into events (integration_id, sequence, id, type, origin, property_id, window_from, window_to, body, created_at, delivery_status)
+          select ${target.id}::int, a.base + r.n, r.id, r.type, ${origin}::text, ${options.propertyId}::int, r.window_from, r.window_to,
+                 r.head || (a.base + r.n)::text || r.tail, ${now}::timestamptz, r.status
+          from allocated a, (values ${values}) as r(n, id, type, window_from, window_to, head, tail, status)
+          returning 1
+        )
+        select count(*)::int as n from added
+      `.execute(trx);
+      written += inserted[0]?.n ?? 0;
+      if (written === 0) break; // disabled after the read above: records nothing
+    }
+    if (written === 0) continue;
     recorded.set(target.id, drafts.length);
   }
   return { recorded };

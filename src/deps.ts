@@ -9,7 +9,7 @@ import type { SecretBox } from './lib/secrets.js';
 
 /**
  * What the service's parts are given: plain parameters, no container.
- * `signals` wakes background work in this process: `events` after a commit that recorded events
+ * `signals` wakes background work in this process: `events` after a commit that recorded events to send
  * (payload: integration ids), `clock` after the test clock moved.
  */
 export interface Deps {

@@ -25,7 +25,7 @@ import {
   type BookingView,
   type ViewIds,
 } from './bookings.payloads.js';
-import type { AppendTarget } from '../events/events.log.js';
+import { announceAppended, type AppendResult, type AppendTarget } from '../events/events.log.js';
 import type { ListBookingsQueryInput, UnitEntryInput, UpdateBookingInput } from './bookings.schemas.js';
 import {
   insertBookingWithHolds,
@@ -55,10 +55,6 @@ const isUniqueViolation = (error: unknown, constraint: string) => {
   return e?.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
 };
 
-/** Wakes delivery for the integrations that just got events (after the commit). */
-function announce(deps: Deps, recorded: Map<number, number> | undefined): void {
-  if (recorded && recorded.size > 0) deps.signals.emit('events', [...recorded.keys()]);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Refusals
@@ -226,7 +222,7 @@ async function writeNewBooking(
     hostId: boolean;
     targets?: AppendTarget[];
   },
-): Promise<{ row: BookingRow; recorded: Map<number, number> }> {
+): Promise<{ row: BookingRow; appended: AppendResult }> {
   const { actorIntegrationId, propertyId, input } = write;
   const now = deps.clock.now();
   const stay = await availabilityForStay(trx, propertyId, input.checkIn, input.checkOut, {
@@ -277,7 +273,7 @@ async function writeNewBooking(
     actorCalendar: { data: stay.data, span: stay.window },
     targets: write.targets,
   });
-  return { row, recorded: appended.recorded };
+  return { row, appended };
 }
 
 interface StayRequest {
@@ -368,7 +364,7 @@ export async function createBooking(deps: Deps, integrationId: number, body: unk
   try {
     const outcome = await retryPicks(() => picks, attempt);
     if (outcome.duplicate) return duplicateOf(deps, integrationId, outcome.duplicate);
-    announce(deps, outcome.recorded);
+    announceAppended(deps.signals, outcome.appended);
     return { status: 201, booking: bookingView(outcome.row, outcome.ids) };
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_external_id')) {
@@ -421,7 +417,7 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, body: un
   };
   try {
     const picks = requested.some((r) => r.unitId === null);
-    const { row, recorded } = await retryPicks(
+    const { row, appended } = await retryPicks(
       () => picks,
       () =>
         deps.db.transaction().execute(async (trx) => {
@@ -431,7 +427,7 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, body: un
           return writeNewBooking(deps, trx, { actorIntegrationId: null, propertyId, requested, input: stay, ids: NO_IDS, hostId: true });
         }),
     );
-    announce(deps, recorded);
+    announceAppended(deps.signals, appended);
     return bookingView(row, NO_IDS);
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_host_external_id')) {
@@ -539,7 +535,7 @@ function checkIfMatch(header: string | undefined, revision: number): void {
 interface Outcome {
   row: BookingRow;
   changed: boolean;
-  recorded?: Map<number, number>;
+  appended?: AppendResult;
 }
 
 /** The same units in the same order with the same guests and meal plans. */
@@ -581,7 +577,7 @@ export async function updateBooking(
     .catch(async (error: unknown) => {
       throw isHoldConflict(error) && attempt.stay ? await unavailableNow(deps, attempt.stay) : error;
     });
-  announce(deps, outcome.recorded);
+  announceAppended(deps.signals, outcome.appended);
   return { booking: await viewOf(deps, viewer, outcome.row), changed: outcome.changed };
 }
 
@@ -701,7 +697,7 @@ async function applyChange(
   }
   const updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   const appended = await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights });
-  return { row: updated, changed: true, recorded: appended.recorded };
+  return { row: updated, changed: true, appended };
 }
 
 /** Dates moved without a new units list: a kept unit that went off sale refuses the move. */
@@ -735,7 +731,7 @@ export async function cancelBooking(
     checkIfMatch(ifMatch, row.revision);
     return applyChange(deps, trx, viewer, row, { status: 'cancelled', reason: input.reason, refund_note: input.refund_note });
   });
-  announce(deps, outcome.recorded);
+  announceAppended(deps.signals, outcome.appended);
   return { booking: await viewOf(deps, viewer, outcome.row), changed: outcome.changed };
 }
 

@@ -3,7 +3,7 @@ import type { DailyJob } from '../../background.js';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
-import { appendEvents } from '../events/events.log.js';
+import { announceAppended, appendEvents } from '../events/events.log.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
 import { lockPropertyCalendar } from './calendar.sql.js';
 
@@ -56,10 +56,10 @@ export async function rollHorizon(deps: Deps): Promise<{ properties: number; eve
   let events = 0;
   let properties = 0;
   for (const propertyId of [...due].sort((a, b) => a - b)) {
-    const recorded = await deps.db.transaction().execute(async (trx) => {
+    const appended = await deps.db.transaction().execute(async (trx) => {
       // The property lock serialises two runs of the roll (and calendar writers): the second
       // reads the first one's marks and finds nothing left to send.
-      if (!(await lockPropertyCalendar(trx, propertyId))) return new Map<number, number>();
+      if (!(await lockPropertyCalendar(trx, propertyId))) return undefined;
       const plan = new Map(
         (await pairsQuery(trx).where('c.property_id', '=', propertyId).execute()).map((p) => [p.integration_id, { pair: p, months: monthsDue(p, today) }]),
       );
@@ -81,12 +81,12 @@ export async function rollHorizon(deps: Deps): Promise<{ properties: number; eve
           .onConflict((oc) => oc.columns(['integration_id', 'property_id']).doUpdateSet({ through }))
           .execute();
       }
-      return result.recorded;
+      return result;
     });
-    if (recorded.size > 0) {
+    if (appended && appended.recorded.size > 0) {
       properties += 1;
-      for (const n of recorded.values()) events += n;
-      deps.signals.emit('events', [...recorded.keys()]);
+      for (const n of appended.recorded.values()) events += n;
+      announceAppended(deps.signals, appended);
     }
   }
   return { properties, events };

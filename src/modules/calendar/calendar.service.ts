@@ -13,7 +13,7 @@ import {
   splitByMonth,
   type DateWindow,
 } from '../../lib/time.js';
-import { appendEvents, type AppendResult } from '../events/events.log.js';
+import { announceAppended, appendEvents, type AppendResult } from '../events/events.log.js';
 import { requireCoveredProperty } from '../properties/properties.resolve.js';
 import {
   buildPayload,
@@ -54,8 +54,8 @@ export interface CalendarEventOptions {
 /**
  * Records the calendar events of a change inside the writer's transaction, for every integration
  * covering the property: one event per type and calendar month touched, windowed to the changed
- * nights in that month and clamped to the receiver's horizon. After commit, the caller signals
- * delivery with the returned `recorded` keys.
+ * nights in that month and clamped to the receiver's horizon. After commit, the caller wakes
+ * delivery with announceAppended.
  */
 export async function appendCalendarEvents(trx: Transaction<DB>, options: CalendarEventOptions): Promise<AppendResult> {
   const today = kolkataDate(options.clock.now());
@@ -177,12 +177,12 @@ function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, to
  * Runs a host edit: locks the property's calendar (so a concurrent booking cannot decide on the
  * state being replaced), applies the change, records the events, commits, then wakes delivery.
  */
-async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: Transaction<DB>) => Promise<{ result: T; recorded: Map<number, number> }>): Promise<T> {
-  const { result, recorded } = await deps.db.transaction().execute(async (trx) => {
+async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: Transaction<DB>) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
+  const { result, appended } = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockPropertyCalendar(trx, propertyId))) throw notFound('No such property.');
     return work(trx);
   });
-  if (recorded.size > 0) deps.signals.emit('events', [...recorded.keys()]);
+  announceAppended(deps.signals, appended);
   return result;
 }
 
@@ -271,7 +271,7 @@ export async function setCalendar(deps: Deps, propertyId: number, body: Calendar
         `.execute(trx);
       }
     }
-    const { recorded } = await appendCalendarEvents(trx, {
+    const appended = await appendCalendarEvents(trx, {
       clock: deps.clock,
       propertyId,
       actorIntegrationId: null,
@@ -280,7 +280,7 @@ export async function setCalendar(deps: Deps, propertyId: number, body: Calendar
       settings: settingsOf(deps),
     });
     const data = await loadCalendarData(trx, propertyId, w, new Set(['availability']), null);
-    return { result: { doorloom_id: propertyId, window: w, data: buildPayload('availability', data, w) }, recorded };
+    return { result: { doorloom_id: propertyId, window: w, data: buildPayload('availability', data, w) }, appended };
   });
 }
 
@@ -308,7 +308,7 @@ export async function setRateOverrides(deps: Deps, propertyId: number, body: Rat
     } else {
       await setNights(trx, propertyId, w, Object.fromEntries(prices.map((k) => [k, body[k]])));
     }
-    const { recorded } = await appendCalendarEvents(trx, {
+    const appended = await appendCalendarEvents(trx, {
       clock: deps.clock,
       propertyId,
       actorIntegrationId: null,
@@ -317,7 +317,7 @@ export async function setRateOverrides(deps: Deps, propertyId: number, body: Rat
       settings: settingsOf(deps),
     });
     const data = await loadCalendarData(trx, propertyId, w, new Set(['rates']), null);
-    return { result: { doorloom_id: propertyId, window: w, data: buildPayload('rates', data, w) }, recorded };
+    return { result: { doorloom_id: propertyId, window: w, data: buildPayload('rates', data, w) }, appended };
   });
 }
 
@@ -389,7 +389,7 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
     if (window && perNight.length > 0) {
       await setNights(trx, propertyId, window, Object.fromEntries(perNight.map((k) => [k, body[k]])));
     }
-    const { recorded } = await appendCalendarEvents(trx, {
+    const appended = await appendCalendarEvents(trx, {
       clock: deps.clock,
       propertyId,
       actorIntegrationId: null,
@@ -402,7 +402,7 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
     const payload = buildPayload('restrictions', data, shown, settingsOf(deps));
     return {
       result: { doorloom_id: propertyId, window, data: window ? payload : { ...payload, dates: [] } },
-      recorded,
+      appended,
     };
   });
 }
@@ -433,7 +433,7 @@ export async function setMealPlans(deps: Deps, propertyId: number, body: MealPla
       .map((p) => ({ property_id: propertyId, code: p.code, adult_price: p.adult_price, child_price: p.child_price }));
     if (rows.length > 0) await trx.insertInto('meal_plans').values(rows).execute();
     const result = await ratesInputsResult(trx, propertyId);
-    return { result, recorded: await horizonRates(deps, trx, propertyId) };
+    return { result, appended: await horizonRates(deps, trx, propertyId) };
   });
 }
 
@@ -454,12 +454,12 @@ export async function setTax(deps: Deps, propertyId: number, body: { gst_applica
       .where('id', '=', propertyId)
       .execute();
     const result = await ratesInputsResult(trx, propertyId);
-    return { result, recorded: await horizonRates(deps, trx, propertyId) };
+    return { result, appended: await horizonRates(deps, trx, propertyId) };
   });
 }
 
-async function horizonRates(deps: Deps, trx: Transaction<DB>, propertyId: number): Promise<Map<number, number>> {
-  const { recorded } = await appendCalendarEvents(trx, {
+function horizonRates(deps: Deps, trx: Transaction<DB>, propertyId: number): Promise<AppendResult> {
+  return appendCalendarEvents(trx, {
     clock: deps.clock,
     propertyId,
     actorIntegrationId: null,
@@ -467,7 +467,6 @@ async function horizonRates(deps: Deps, trx: Transaction<DB>, propertyId: number
     nights: 'horizon',
     settings: settingsOf(deps),
   });
-  return recorded;
 }
 
 /** The property-wide part of the rates payload, as host edits of meal plans and tax answer it. */

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
@@ -60,6 +61,8 @@ export interface AppendTarget {
   slug: string;
   webhook_event_types: string[];
   horizon_days: number;
+  /** A webhook URL is set: recorded events may be sent. */
+  has_webhook: boolean;
   external_id?: string | null;
 }
 
@@ -71,7 +74,7 @@ export interface AppendTarget {
 export function coveringTargetsJson(propertyId: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(
     select coalesce(json_agg(json_build_object('id', i.id, 'slug', i.slug, 'webhook_event_types', i.webhook_event_types,
-      'horizon_days', i.horizon_days, 'external_id', c.external_id) order by i.id), '[]'::json)
+      'horizon_days', i.horizon_days, 'has_webhook', i.webhook_url is not null, 'external_id', c.external_id) order by i.id), '[]'::json)
     from integrations i join coverage c on c.integration_id = i.id and c.property_id = ${propertyId}
     where i.status != 'disabled'
   )`;
@@ -80,6 +83,13 @@ export function coveringTargetsJson(propertyId: RawBuilder<unknown>): RawBuilder
 export interface AppendResult {
   /** Events recorded per integration id. */
   recorded: Map<number, number>;
+  /** The integrations among them with a webhook URL and an event to send: the ones delivery wakes for. */
+  deliverable: number[];
+}
+
+/** After the commit: wakes this process's delivery worker for what the append left to send. */
+export function announceAppended(signals: EventEmitter, result: AppendResult | undefined): void {
+  if (result && result.deliverable.length > 0) signals.emit('events', result.deliverable);
 }
 
 /**
@@ -94,6 +104,7 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
     let query = trx
       .selectFrom('integrations as i')
       .select(['i.id', 'i.slug', 'i.webhook_event_types', 'i.horizon_days'])
+      .select((eb) => eb('i.webhook_url', 'is not', null).as('has_webhook'))
       .where('i.status', '!=', 'disabled')
       .orderBy('i.id');
     if (options.propertyId !== null) {
@@ -106,6 +117,7 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
   }
 
   const recorded = new Map<number, number>();
+  const deliverable: number[] = [];
   const now = options.clock.now();
   const createdAt = formatTimestamp(now);
   for (const target of targets) {
@@ -169,6 +181,7 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
     }
     if (written === 0) continue;
     recorded.set(target.id, drafts.length);
+    if (target.has_webhook && rows.some((r) => r.status === 'pending')) deliverable.push(target.id);
   }
-  return { recorded };
+  return { recorded, deliverable };
 }

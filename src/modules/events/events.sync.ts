@@ -199,7 +199,7 @@ async function syncStep(deps: Deps, jobId: number): Promise<boolean> {
       .set({ next_index: job.next_index + 1, started_at: job.started_at ?? now })
       .where('id', '=', jobId)
       .execute();
-    return { more: true, recorded: [...result.recorded.keys()] };
+    return { more: true, recorded: result.deliverable };
   });
   if (recorded.length > 0) deps.signals.emit('events', recorded);
   return more;

@@ -1,6 +1,6 @@
 import type { DailyJob } from '../../background.js';
 import type { Deps } from '../../deps.js';
-import { appendEvents } from '../events/events.log.js';
+import { announceAppended, appendEvents } from '../events/events.log.js';
 import { propertyEventDraft } from './properties.payloads.js';
 
 const INACTIVE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
@@ -36,7 +36,7 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
   let reactivated = 0;
   for (const { id } of candidates) {
     // One transaction per property: the flip and its events commit together.
-    const recorded = await deps.db.transaction().execute(async (trx) => {
+    const appended = await deps.db.transaction().execute(async (trx) => {
       const flipped = await trx
         .updateTable('properties')
         .set({ status: 'active', updated_at: now })
@@ -46,15 +46,14 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
         .executeTakeFirst();
       if (!flipped) return null; // another process got there first
       reactivated += 1;
-      const appended = await appendEvents(trx, {
+      return appendEvents(trx, {
         clock: deps.clock,
         propertyId: id,
         actorIntegrationId: null,
         build: async (target) => [await propertyEventDraft(trx, id, target)],
       });
-      return appended.recorded;
     });
-    if (recorded && recorded.size > 0) deps.signals.emit('events', [...recorded.keys()]);
+    announceAppended(deps.signals, appended ?? undefined);
   }
   return { deactivated: deactivated.length, reactivated };
 }

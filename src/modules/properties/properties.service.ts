@@ -5,7 +5,7 @@ import { AppError, notFound, validationFailed, type FieldErrors } from '../../ht
 import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
-import { appendEvents, type EventDraft } from '../events/events.log.js';
+import { announceAppended, appendEvents, type EventDraft } from '../events/events.log.js';
 import {
   checkBulkCreateBody,
   checkBulkUpdateBody,
@@ -89,10 +89,6 @@ async function writeTransaction<T>(deps: Deps, work: (trx: Transaction<DB>) => P
   }
 }
 
-/** Wakes delivery for the integrations that just got events (after the commit). */
-function announce(deps: Deps, recorded: Map<number, number> | undefined): void {
-  if (recorded && recorded.size > 0) deps.signals.emit('events', [...recorded.keys()]);
-}
 
 function throwIfAny(errors: FieldErrors): void {
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
@@ -133,7 +129,7 @@ async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInpu
   // Omitted: one default unit named after the property (decisions §5).
   const unitInputs: CreateUnitEntry[] = input.units ?? [{ name: input.name }];
 
-  const { block, recorded } = await writeTransaction(deps, async (trx) => {
+  const { block, appended } = await writeTransaction(deps, async (trx) => {
     if (externalId !== null) {
       const holder = await selectCoverageByExternalId(trx, actor.integrationId, externalId);
       if (holder) throw externalIdExists(externalId, holder.property_id);
@@ -164,9 +160,9 @@ async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInpu
       actorIntegrationId: actor.integrationId,
       build: (target) => initialEventDrafts(trx, row.id, target, today, target.integrationId === actor.integrationId ? state : undefined),
     });
-    return { block: propertyBlock(state), recorded: appended.recorded };
+    return { block: propertyBlock(state), appended };
   });
-  announce(deps, recorded);
+  announceAppended(deps.signals, appended);
   return block;
 }
 
@@ -200,7 +196,7 @@ export async function updateProperty(deps: Deps, actor: Actor, ref: string, body
 async function updateChecked(deps: Deps, actor: Actor, locate: Locate, input: UpdatePropertyInput, remap: boolean): Promise<PropertyBlockView> {
   const now = deps.clock.now();
   const today = kolkataDate(now);
-  const { block, recorded } = await writeTransaction(deps, async (trx) => {
+  const { block, appended } = await writeTransaction(deps, async (trx) => {
     const covered = await locate(trx);
     if (!covered) throw notFound('No such property.');
     if (covered.status === 'archived') throw archivedError();
@@ -240,9 +236,9 @@ async function updateChecked(deps: Deps, actor: Actor, locate: Locate, input: Up
         }),
     });
     const after = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
-    return { block: propertyBlock(after!), recorded: appended.recorded };
+    return { block: propertyBlock(after!), appended };
   });
-  announce(deps, recorded);
+  announceAppended(deps.signals, appended);
   return block;
 }
 
@@ -432,7 +428,7 @@ async function recordHostChange(
   propertyId: number,
   build: (target: Parameters<typeof initialEventDrafts>[2]) => Promise<EventDraft[]>,
 ) {
-  return (await appendEvents(trx, { clock: deps.clock, propertyId, actorIntegrationId: null, build })).recorded;
+  return appendEvents(trx, { clock: deps.clock, propertyId, actorIntegrationId: null, build });
 }
 
 /**
@@ -444,7 +440,7 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, body: u
   throwIfAny(checkHostUpdateBody(input));
   const now = deps.clock.now();
   const today = kolkataDate(now);
-  const recorded = await deps.db.transaction().execute(async (trx) => {
+  const appended = await deps.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('properties').selectAll().where('id', '=', propertyId).forUpdate().executeTakeFirst();
     if (!row) throw notFound('No such property.');
     const { units: _ignored, external_id: _mapping, ...groups } = input as UpdatePropertyInput;
@@ -455,7 +451,7 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, body: u
       changeDrafts(trx, propertyId, target, today, { inventory: false, retired: [], availability: false, rates: pricesChanged }),
     );
   });
-  announce(deps, recorded);
+  announceAppended(deps.signals, appended);
   return staffPropertyView(deps, propertyId);
 }
 
@@ -466,14 +462,14 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, body: u
  */
 export async function archiveProperty(deps: Deps, propertyId: number) {
   const now = deps.clock.now();
-  const recorded = await deps.db.transaction().execute(async (trx) => {
+  const appended = await deps.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('properties').select(['id', 'status']).where('id', '=', propertyId).forUpdate().executeTakeFirst();
     if (!row) throw notFound('No such property.');
     if (row.status === 'archived') return undefined;
     await trx.updateTable('properties').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', propertyId).execute();
     return recordHostChange(deps, trx, propertyId, async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)]);
   });
-  announce(deps, recorded);
+  announceAppended(deps.signals, appended);
   return staffPropertyView(deps, propertyId);
 }
 
@@ -488,7 +484,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
   const externalId = (body as { external_id?: string | null } | undefined)?.external_id;
   const now = deps.clock.now();
   const today = kolkataDate(now);
-  const { created, recorded } = await writeTransaction(deps, async (trx) => {
+  const { created, appended } = await writeTransaction(deps, async (trx) => {
     const integration = await selectIntegrationBrand(trx, integrationId);
     if (!integration) throw notFound('No such integration.');
     const property = await selectProperty(trx, propertyId);
@@ -502,7 +498,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
     }
     const existing = await selectCoverage(trx, integrationId, propertyId);
     if (existing) {
-      if (externalId === undefined || externalId === existing.external_id) return { created: false, recorded: undefined };
+      if (externalId === undefined || externalId === existing.external_id) return { created: false, appended: undefined };
       await trx
         .updateTable('coverage')
         .set({ external_id: externalId })
@@ -516,7 +512,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
         onlyIntegrationId: integrationId,
         build: async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)],
       });
-      return { created: false, recorded: appended.recorded };
+      return { created: false, appended };
     }
     await trx
       .insertInto('coverage')
@@ -529,9 +525,9 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
       onlyIntegrationId: integrationId,
       build: (target) => initialEventDrafts(trx, propertyId, target, today),
     });
-    return { created: true, recorded: appended.recorded };
+    return { created: true, appended };
   });
-  announce(deps, recorded);
+  announceAppended(deps.signals, appended);
   const coverage = await selectCoverage(deps.db, integrationId, propertyId);
   return { created, data: { integration_id: integrationId, property_id: propertyId, external_id: coverage?.external_id ?? null, coverage: 'active' } };
 }

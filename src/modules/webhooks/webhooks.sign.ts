@@ -1,27 +1,27 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { API_VERSION } from '../events/events.log.js';
 
 export const USER_AGENT = `Doorloom-Webhooks/${API_VERSION}`;
 const SECRET_PREFIX = 'whsec_';
 
 /**
- * A live webhook secret, prepared once per batch: the string itself keys the `X-Service-Signature`
- * HMAC (the Stripe scheme), the base64 decoding of the part after `whsec_` keys the Standard
- * Webhooks one.
+ * A live webhook secret, prepared once per batch as key objects (a raw key is imported again on
+ * every HMAC otherwise): the string itself keys the `X-Service-Signature` HMAC (the Stripe
+ * scheme), the base64 decoding of the part after `whsec_` keys the Standard Webhooks one.
  */
 export interface SigningKey {
-  secret: string;
-  standardKey: Buffer;
+  serviceKey: KeyObject;
+  standardKey: KeyObject;
 }
 
 export function signingKey(secret: string): SigningKey {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  return { secret, standardKey: Buffer.from(encoded, 'base64') };
+  return { serviceKey: createSecretKey(Buffer.from(secret, 'utf8')), standardKey: createSecretKey(Buffer.from(encoded, 'base64')) };
 }
 
 /** Hex HMAC-SHA256 of `<t>.<body>` keyed by the whole secret string (decisions §7). */
 export function serviceSignature(key: SigningKey, timestamp: number, body: string): string {
-  return createHmac('sha256', key.secret).update(`${timestamp}.`).update(body).digest('hex');
+  return createHmac('sha256', key.serviceKey).update(`${timestamp}.`).update(body).digest('hex');
 }
 
 /** Base64 HMAC-SHA256 of `<id>.<t>.<body>` keyed by the decoded secret (Standard Webhooks). */

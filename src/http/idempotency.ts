@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import { StatementBatcher } from '../db/batcher.js';
 import type { DB } from '../db/schema.js';
+import type { IdempotencyKeysTable } from './http.tables.js';
 import type { Deps } from '../deps.js';
 import { randomToken } from '../lib/ids.js';
 import { AppError } from './errors.js';
@@ -90,13 +92,7 @@ export async function claimIdempotencyKey(
   // A few rounds at most: each lost race means another request changed the record just now.
   for (let round = 0; round < 4; round++) {
     const token = randomToken('', 24);
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({ integration_id: input.integrationId, key: input.key, ...fresh(token) })
-      .onConflict((oc) => oc.columns(['integration_id', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (inserted) return { kind: 'claimed', token };
+    if (await batchersOf(db).insert.run({ integration_id: input.integrationId, key: input.key, ...fresh(token) })) return { kind: 'claimed', token };
 
     const row = await db
       .selectFrom('idempotency_keys')
@@ -153,13 +149,58 @@ export async function completeIdempotencyKey(
   claim: Claim,
   response: { status: number; contentType: string; body: string },
 ): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ state: 'completed', response_status: response.status, response_content_type: response.contentType, response_body: response.body })
-    .where('integration_id', '=', claim.integrationId)
-    .where('key', '=', claim.key)
-    .where('claim_token', '=', claim.token)
-    .execute();
+  await batchersOf(db).complete.run({ ...claim, ...response });
+}
+
+type NewRecord = Insertable<IdempotencyKeysTable> & { integration_id: number; key: string };
+type Completion = Claim & { status: number; contentType: string; body: string };
+
+const recordKey = (r: { integration_id: number; key: string }) => `${r.integration_id}\n${r.key}`;
+const byRecordKey = <T extends { integration_id: number; key: string }>(a: T, b: T) =>
+  a.integration_id - b.integration_id || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/**
+ * Claims and completions run through StatementBatcher: the requests that arrive while one such
+ * statement runs share the next. Rows go in key order, the same in every process, so concurrent
+ * statements cannot deadlock on each other.
+ */
+function createBatchers(db: Kysely<DB>) {
+  return {
+    /** Inserts new records; true for each one inserted (false: the key exists). */
+    insert: new StatementBatcher<NewRecord, boolean>(async (records) => {
+      // A key twice in one batch: the first is inserted, the second finds it, as one statement later.
+      const first = new Map<string, NewRecord>();
+      for (const r of records) if (!first.has(recordKey(r))) first.set(recordKey(r), r);
+      const inserted = await db
+        .insertInto('idempotency_keys')
+        .values([...first.values()].sort(byRecordKey))
+        .onConflict((oc) => oc.columns(['integration_id', 'key']).doNothing())
+        .returning(['integration_id', 'key'])
+        .execute();
+      const won = new Set(inserted.map(recordKey));
+      return records.map((r) => first.get(recordKey(r)) === r && won.has(recordKey(r)));
+    }),
+    complete: new StatementBatcher<Completion, void>(async (items) => {
+      const rows = items.map((c) => ({ integration_id: c.integrationId, key: c.key, c })).sort(byRecordKey);
+      const values = sql.join(
+        rows.map(({ c }) => sql`(${c.integrationId}::int, ${c.key}::text, ${c.token}::text, ${c.status}::int, ${c.contentType}::text, ${c.body}::text)`),
+      );
+      await sql`
+        update idempotency_keys k
+        set state = 'completed', response_status = v.status, response_content_type = v.content_type, response_body = v.body
+        from (values ${values}) as v(integration_id, key, token, status, content_type, body)
+        where k.integration_id = v.integration_id and k.key = v.key and k.claim_token = v.token
+      `.execute(db);
+      return items.map(() => undefined);
+    }),
+  };
+}
+
+const batchers = new WeakMap<object, ReturnType<typeof createBatchers>>();
+function batchersOf(db: Kysely<DB>) {
+  let found = batchers.get(db);
+  if (!found) batchers.set(db, (found = createBatchers(db)));
+  return found;
 }
 
 /** Forgets a claim (the request failed on our side; the client's retry should run again). */

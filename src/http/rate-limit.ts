@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely } from 'kysely';
+import { StatementBatcher } from '../db/batcher.js';
 import type { DB } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError } from './errors.js';
@@ -10,14 +11,14 @@ import { AppError } from './errors.js';
  * Fixed windows of one minute aligned to the service clock. Every request counts against the
  * per-source-IP tier (authenticated or not) and, once authenticated, against its integration's
  * overall tier and its endpoint tier. A refused request still counts. Counters live in PostgreSQL
- * (one upsert statement for all tiers of a request, shared by every process) or, on the embedded
- * engine, in process memory (no database round trip).
+ * (upserts shared by every process; the requests arriving together are counted by one statement)
+ * or, on the embedded engine, in process memory (no database round trip).
  *
  * Order: an address this process already knows to be over its limit is refused before the key is
  * looked at. Otherwise the key is checked, and the address is counted together with the
  * integration's tiers in the same statement (or alone, when the key is refused), so an
- * authenticated request costs one round trip and 429 still wins over 401 for an address over the
- * limit.
+ * authenticated request costs at most one round trip and 429 still wins over 401 for an address
+ * over the limit.
  */
 
 export interface Tier {
@@ -158,32 +159,63 @@ class MemoryStore implements CounterStore {
   }
 }
 
-/** PostgreSQL: one upsert per request, shared by every process using the database. */
+interface Hit {
+  window: number;
+  buckets: string[];
+}
+
+/**
+ * PostgreSQL: counters shared by every process using the database. The requests that arrive while
+ * a counting statement runs are counted together by the next one (StatementBatcher), each bucket
+ * once with the number of its hits, and every request gets its own counts back: the counts a
+ * bucket's requests see are consecutive, in arrival order, as if counted one by one.
+ */
 class PostgresStore implements CounterStore {
   private readonly local = new WindowCounts();
   private sweptWindow = -1;
+  private readonly batcher = new StatementBatcher<Hit, number[]>(async (hits) => {
+    const out = new Map<Hit, number[]>();
+    for (const window of new Set(hits.map((h) => h.window))) await this.count(window, hits.filter((h) => h.window === window), out);
+    return hits.map((h) => out.get(h)!);
+  });
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly log: Deps['log'],
   ) {}
 
-  async hit(window: number, buckets: string[]): Promise<number[]> {
+  hit(window: number, buckets: string[]): Promise<number[]> {
     if (window > this.sweptWindow) this.sweep(window);
-    // Rows are locked in the order given (ip, integration, endpoint tier, the same in every
-    // request), so concurrent statements cannot deadlock on each other.
+    return this.batcher.run({ window, buckets });
+  }
+
+  private async count(window: number, hits: Hit[], out: Map<Hit, number[]>): Promise<void> {
+    const added = new Map<string, number>();
+    for (const h of hits) for (const bucket of h.buckets) added.set(bucket, (added.get(bucket) ?? 0) + 1);
+    // Rows are locked in bucket order, the same in every statement of every process, so
+    // concurrent statements cannot deadlock on each other.
+    const buckets = [...added.keys()].sort();
     const { rows } = await sql<{ bucket: string; hits: number }>`
       insert into rate_limit_counters (window_minute, bucket, hits)
-      select ${window}, bucket, 1 from unnest(${buckets}::text[]) as bucket
-      on conflict (window_minute, bucket) do update set hits = rate_limit_counters.hits + 1
+      select ${window}, bucket, n from unnest(${buckets}::text[], ${buckets.map((b) => added.get(b)!)}::int[]) as t(bucket, n)
+      on conflict (window_minute, bucket) do update set hits = rate_limit_counters.hits + excluded.hits
       returning bucket, hits
     `.execute(this.db);
+    // A bucket's first request in this statement gets the count before it plus one.
+    const next = new Map<string, number>();
+    for (const row of rows) next.set(row.bucket, row.hits - added.get(row.bucket)! + 1);
     const local = this.local.of(window);
-    return buckets.map((bucket) => {
-      const hits = rows.find((row) => row.bucket === bucket)?.hits ?? 1;
-      if (hits > (local.get(bucket) ?? 0)) local.set(bucket, hits);
-      return hits;
-    });
+    for (const h of hits) {
+      out.set(
+        h,
+        h.buckets.map((bucket) => {
+          const count = next.get(bucket) ?? 1;
+          next.set(bucket, count + 1);
+          if (count > (local.get(bucket) ?? 0)) local.set(bucket, count);
+          return count;
+        }),
+      );
+    }
   }
 
   seen(window: number, bucket: string): number {

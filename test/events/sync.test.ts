@@ -44,9 +44,12 @@ describe('POST /sync', () => {
     let res = await sync(integration, { property_ids: [properties[0], stranger.id] });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toEqual({ ...failure('PROPERTY_NOT_MAPPED'), errors: { 'property_ids.1': [expect.any(String)] } });
+    // a refusal still spends one of the day's six calls, and its rate fields say so
+    expect([res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining']]).toEqual(['6', '5']);
     res = await sync(integration, { types: ['availability', 'bookings'] });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ ...failure('VALIDATION_FAILED'), errors: { 'types.1': expect.any(Array) } });
+    expect([res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining']]).toEqual(['6', '4']);
     res = await sync(integration, { property_ids: Array.from({ length: 501 }, (_, k) => k + 1) });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ ...failure('VALIDATION_FAILED'), errors: { property_ids: expect.any(Array) } });
@@ -69,6 +72,7 @@ describe('POST /sync', () => {
     expect(retryAfter).toBeGreaterThan(86_400 - 60);
     expect(retryAfter).toBeLessThanOrEqual(86_400);
     expect(res.headers['retry-after']).toBe(String(retryAfter));
+    expect([res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining']]).toEqual(['6', '0']);
 
     // 7: the day's sixth call was the last
     res = await sync(integration);

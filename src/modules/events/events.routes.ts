@@ -73,12 +73,14 @@ export function registerEventRoutes(api: FastifyInstance, deps: Deps): void {
       },
     },
     async (request, reply) => {
-      const accepted = await requestSync(deps, request.integration.id, request.body);
-      // The daily quota is a tier of its own; it names the X-RateLimit fields when it is the tightest.
-      const shown = Number(reply.getHeader('x-ratelimit-remaining'));
-      if (!(Number.isFinite(shown) && shown < accepted.remaining)) {
-        reply.header('x-ratelimit-limit', String(SYNC_DAILY_CALLS)).header('x-ratelimit-remaining', String(accepted.remaining));
-      }
+      // The daily quota is a tier of its own; it names the X-RateLimit fields when it is the
+      // tightest, on the 202 and on the refusals that follow the count (422, SYNC_TOO_SOON) alike.
+      const accepted = await requestSync(deps, request.integration.id, request.body, (remaining) => {
+        const shown = Number(reply.getHeader('x-ratelimit-remaining'));
+        if (!(Number.isFinite(shown) && shown < remaining)) {
+          reply.header('x-ratelimit-limit', String(SYNC_DAILY_CALLS)).header('x-ratelimit-remaining', String(remaining));
+        }
+      });
       return sendData(reply, 202, 'Sync queued.', {
         queued_properties: accepted.queued_properties,
         horizon_days: accepted.horizon_days,

@@ -61,7 +61,13 @@ export interface SyncAccepted {
  * 3. one accepted sync per 24 hours, else 429 SYNC_TOO_SOON with errors.retry_after;
  * 4. accepted: a job is queued for the background runner (never regenerated in the request).
  */
-export async function requestSync(deps: Deps, integrationId: number, body: unknown): Promise<SyncAccepted> {
+export async function requestSync(
+  deps: Deps,
+  integrationId: number,
+  body: unknown,
+  /** Told the day's calls left once this call is counted, before any refusal that follows. */
+  onCounted?: (remaining: number) => void,
+): Promise<SyncAccepted> {
   const now = deps.clock.nowMs();
   const today = kolkataDate(now);
 
@@ -81,6 +87,7 @@ export async function requestSync(deps: Deps, integrationId: number, body: unkno
     throw rateLimited(Math.max(1, Math.ceil((nextDay - now) / 1000)));
   }
   const remaining = SYNC_DAILY_CALLS - counted.calls;
+  onCounted?.(remaining);
 
   const input = body ?? {};
   if (!validateBody(input)) throw new AppError(422, 'VALIDATION_FAILED', 'The given data was invalid.', toFieldErrors(validateBody.errors ?? []));

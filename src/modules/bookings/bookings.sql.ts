@@ -70,7 +70,7 @@ export async function insertBookingWithHolds(trx: Transaction<DB>, values: Inser
     h as (
       insert into unit_nights (unit_id, night, booking_id)
       select u.unit_id, d::date, b.id
-      from b, unnest(${`{${unitIds.join(',')}}`}::int[]) as u(unit_id),
+      from b, (values ${sql.join(unitIds.map((id) => sql`(${id}::int)`))}) as u(unit_id),
         generate_series(b.check_in, b.check_out - 1, interval '1 day') as d
     )
     select * from b

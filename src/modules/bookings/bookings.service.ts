@@ -55,7 +55,6 @@ const isUniqueViolation = (error: unknown, constraint: string) => {
   return e?.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
 };
 
-
 // ---------------------------------------------------------------------------------------------
 // Refusals
 

@@ -8,7 +8,7 @@ import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../
 import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { createClaims, type Claims } from '../webhooks/webhooks.claims.js';
-import { appendEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
+import { announceAppended, appendEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
 
 export const SYNC_KINDS = ['availability', 'rates', 'restrictions', 'inventory', 'property'] as const;
 export const SYNC_MAX_PROPERTIES = 500;
@@ -181,13 +181,13 @@ async function syncDrafts(trx: Transaction<DB>, propertyId: number, types: reado
  * crash neither loses nor repeats a property. Returns false when the job is finished.
  */
 async function syncStep(deps: Deps, jobId: number): Promise<boolean> {
-  const { more, recorded } = await deps.db.transaction().execute(async (trx) => {
+  const { more, appended } = await deps.db.transaction().execute(async (trx) => {
     const job = await trx.selectFrom('sync_jobs').selectAll().where('id', '=', jobId).forUpdate().executeTakeFirst();
-    if (!job || job.finished_at) return { more: false, recorded: [] as number[] };
+    if (!job || job.finished_at) return { more: false, appended: undefined };
     const now = deps.clock.now();
     if (job.next_index >= job.property_ids.length) {
       await trx.updateTable('sync_jobs').set({ finished_at: now, started_at: job.started_at ?? now }).where('id', '=', jobId).execute();
-      return { more: false, recorded: [] as number[] };
+      return { more: false, appended: undefined };
     }
     const propertyId = job.property_ids[job.next_index];
     const today = kolkataDate(now);
@@ -206,9 +206,9 @@ async function syncStep(deps: Deps, jobId: number): Promise<boolean> {
       .set({ next_index: job.next_index + 1, started_at: job.started_at ?? now })
       .where('id', '=', jobId)
       .execute();
-    return { more: true, recorded: result.deliverable };
+    return { more: true, appended: result };
   });
-  if (recorded.length > 0) deps.signals.emit('events', recorded);
+  announceAppended(deps.signals, appended);
   return more;
 }
 

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { sendData } from '../../http/envelope.js';
+import { sendData, successBody } from '../../http/envelope.js';
 import { notFound } from '../../http/errors.js';
 import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
@@ -45,7 +45,7 @@ export function registerIntegrationRoutes(api: FastifyInstance, deps: Deps): voi
       const view = await integrationView(deps, request.integration.id);
       // A cached view is answered with the bytes it was serialised to the first time.
       let body = meBodies.get(view);
-      if (body === undefined) meBodies.set(view, (body = JSON.stringify({ success: true, message: 'Integration retrieved.', data: view })));
+      if (body === undefined) meBodies.set(view, (body = JSON.stringify(successBody('Integration retrieved.', view))));
       return reply.code(200).type('application/json; charset=utf-8').send(body);
     },
   );

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // opened once per worker; every file still gets its own fresh schema (test/helpers/context.ts).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'sdk/test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     isolate: false,

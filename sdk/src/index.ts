@@ -1,0 +1,2 @@
+// Public entry point of @doorloom/partner-sdk.
+export {};

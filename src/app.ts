@@ -5,7 +5,8 @@ import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './http/auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
 import { failureBody } from './http/envelope.js';
-import { AppError } from './http/errors.js';
+import { isDatabaseUnavailable } from './db/database.js';
+import { AppError, databaseUnavailable } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
@@ -92,12 +93,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     try {
       await deps.db.selectFrom('service_clock').select('id').executeTakeFirstOrThrow();
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
-    } catch {
-      return reply.code(503).send(failureBody('NOT_READY', 'The database is not answering.'));
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) request.log.error({ err: error }, 'readiness check failed');
+      return reply.code(503).header('retry-after', '5').send(failureBody('NOT_READY', 'The database is not answering.'));
     }
   });
 
@@ -158,6 +160,10 @@ function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler(async (error: FastifyError | AppError, request, reply) => {
+    if (!(error instanceof AppError) && isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      error = databaseUnavailable();
+    }
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
       return reply.code(error.status).send(failureBody(error.code, error.message, error.errors));

@@ -32,9 +32,23 @@ export interface BuildOptions {
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
   let countUnrouted: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
+  const requestTimeout = deps.config.requestTimeoutMs;
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
+    // A request (headers and body) must arrive whole within REQUEST_TIMEOUT_SECONDS, its headers
+    // within 10 s of that; a stalled client is answered 408 REQUEST_TIMEOUT (clientErrorHandler)
+    // and disconnected. Node checks the bounds every connectionsCheckingInterval.
+    requestTimeout,
+    http: {
+      headersTimeout: Math.min(requestTimeout, 10_000),
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))),
+    },
+    // An idle keep-alive connection is closed after this (above common load balancers' 60 s).
+    keepAliveTimeout: 72_000,
+    // On close: new requests answer 503 with Connection: close, idle connections are closed.
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
     requestIdHeader: false,
     genReqId(req) {
       const given = req.headers['x-request-id'];
@@ -70,6 +84,17 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+
+  // Shutting down: an answer sent from now on closes its connection, so keep-alive clients do not
+  // hold the server open (requests already in flight still get their answer).
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (draining) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   // Before the API scope: its onRoute hook classifies the API's routes into rate tiers.

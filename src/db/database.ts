@@ -80,10 +80,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 export async function openPGlite(dataDir: string | null): Promise<PGlite> {
-  if (dataDir) await fs.mkdir(dataDir, { recursive: true });
+  if (dataDir) await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   return PGlite.create(dataDir ? path.join(dataDir, 'pglite') : undefined, {
     parsers: Object.fromEntries(Object.entries(textParsers).map(([oid, fn]) => [oid, fn])),
   });
+}
+
+/** Where a PostgreSQL database handle connects (for messages): `host:port`. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'the configured database';
+  }
 }
 
 /** A Kysely whose writes move its TableChanges (see changesOf). */
@@ -140,10 +150,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * Applies pending migrations; throws with the failing migration's name. `schema` keeps the
- * migration bookkeeping beside the tables when a schema other than public is in use.
+ * Applies pending migrations and answers their names; throws with the failing migration's name
+ * (the original error as its cause). `schema` keeps the migration bookkeeping beside the tables
+ * when a schema other than public is in use.
  */
-export async function migrate(db: Kysely<DB>, schema?: string): Promise<void> {
+export async function migrate(db: Kysely<DB>, schema?: string): Promise<string[]> {
   const migrator = new Migrator({
     db,
     migrationTableSchema: schema,
@@ -153,6 +164,7 @@ export async function migrate(db: Kysely<DB>, schema?: string): Promise<void> {
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${cause}`);
+    throw new Error(failed ? `migration ${failed.migrationName} failed: ${cause}` : `migrations could not run: ${cause}`, { cause: error });
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

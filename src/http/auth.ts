@@ -100,7 +100,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
 
 /** onRequest hook of the integrations API: resolves the API key to its integration. */
 export function integrationAuth(deps: Deps) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw unauthenticated();
     const integration = await findIntegrationByKey(deps, token);
@@ -119,6 +119,8 @@ export function integrationAuth(deps: Deps) {
       slug: integration.slug,
       status: integration.status,
     };
+    // Every later log line of the request (its completion included) names the integration.
+    request.log = reply.log = request.log.child({ integration_id: integration.id });
   };
 }
 

@@ -131,6 +131,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       lastWarned = Date.now();
       options.log?.warn({ err: error }, 'database connection lost (the pool opens another when needed)');
     });
+    // pg-pool listens for a client's errors only while it is idle in the pool. A client checked out
+    // (inside a transaction, or between two statements) whose session ends gets an 'error' with
+    // no query to fail: handled here, the client is merely unusable and the pool drops it on release.
+    pool.on('connect', (client) => {
+      client.on('error', (error) => {
+        if (Date.now() - lastWarned < 5_000) return;
+        lastWarned = Date.now();
+        options.log?.warn({ err: error }, 'database connection lost while in use');
+      });
+    });
     const db = watched(new PostgresDialect({ pool }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
     return { db, engine: 'postgres', close: () => db.destroy() };

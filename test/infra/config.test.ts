@@ -12,7 +12,7 @@ async function startFails(env: Record<string, string | undefined>) {
 }
 
 describe('configuration errors (real process)', () => {
-  const cases: Array<[string, Record<string, string>, RegExp]> = [
+  const cases: Array<[string, Record<string, string | undefined>, RegExp]> = [
     ['SECRETS_KEY too short', { SECRETS_KEY: 'abc' }, /SECRETS_KEY must be 32 bytes/],
     ['PORT not a number', { PORT: 'x' }, /PORT must be an integer/],
     ['TEST_CLOCK not a boolean', { TEST_CLOCK: 'maybe' }, /TEST_CLOCK must be one of 1\/0, true\/false, on\/off/],

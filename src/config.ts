@@ -19,6 +19,10 @@ export interface Config {
   background: boolean;
   /** Enforce the request rate tiers (off only for load tests). */
   rateLimits: boolean;
+  /** Staff API requests per minute per source address. */
+  staffRateLimit: number;
+  /** Failed staff authentications per minute per source address; past it every staff call of the address is refused. */
+  staffAuthFailureLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -38,6 +42,16 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   return raw === '1' || raw === 'true' || raw === 'yes';
 }
 
+/** `dls_` and 40 base62 characters: the form of every staff token the service mints. */
+export const STAFF_TOKEN_FORMAT = /^dls_[A-Za-z0-9]{40}$/;
+
+function staffToken(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.STAFF_TOKEN?.trim();
+  if (!raw) return null;
+  if (!STAFF_TOKEN_FORMAT.test(raw)) throw new ConfigError('STAFF_TOKEN must be dls_ followed by 40 letters or digits');
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl) && databaseUrl !== 'memory:') {
@@ -54,7 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     databaseUrl,
     dataDir: env.DATA_DIR || './data',
-    staffToken: env.STAFF_TOKEN?.trim() || null,
+    staffToken: staffToken(env),
     secretsKey: env.SECRETS_KEY?.trim() || null,
     testClock: flag(env, 'TEST_CLOCK'),
     webhookAllowInsecure: flag(env, 'WEBHOOK_ALLOW_INSECURE'),
@@ -63,5 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     background: !flag(env, 'NO_BACKGROUND'),
     rateLimits: !['0', 'off', 'false', 'no'].includes((env.RATE_LIMITS ?? '').toLowerCase()),
+    staffRateLimit: intSetting(env, 'STAFF_RATE_LIMIT', 600, 1, 1_000_000),
+    staffAuthFailureLimit: intSetting(env, 'STAFF_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
   });
 }

@@ -485,9 +485,8 @@ export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
     const address = addressBucket(request.ip);
     const failureBucket = `staff-fail:${address}`;
     const [count] = await store.hit(window, [`staff-ip:${address}`]);
-    const calls = usage(overall, count);
-    setHeaders(reply, [calls], resetSeconds);
-    if (calls.exceeded) throw rateLimited(overall, resetSeconds);
+    // No X-RateLimit fields here: those are the integrations API's contract; a 429 says Retry-After.
+    if (usage(overall, count).exceeded) throw rateLimited(overall, resetSeconds);
     if ((await store.read(window, failureBucket)) >= failures.limit) throw lockedOut(resetSeconds);
     try {
       await authenticate(request, reply);

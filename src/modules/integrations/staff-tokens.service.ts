@@ -61,8 +61,8 @@ const lastTouched = new WeakMap<object, Map<number, number>>();
 
 /**
  * The id of the live staff token, or null. Looked up on every call, with no cache: a revoked token
- * stops at once in every process. Records the use now and then (TOUCH_EVERY_MS), without holding
- * up the request.
+ * stops at once in every process. Records the use at most once a minute per token (TOUCH_EVERY_MS):
+ * one small update, not on every request.
  */
 export async function authenticateStaffToken(deps: Deps, token: string): Promise<number | null> {
   if (!token.startsWith('dls_')) return null;
@@ -75,7 +75,9 @@ export async function authenticateStaffToken(deps: Deps, token: string): Promise
   const stored = row.last_used_at?.getTime() ?? -Infinity;
   if (nowMs - Math.max(stored, touched.get(row.id) ?? -Infinity) >= TOUCH_EVERY_MS) {
     touched.set(row.id, nowMs);
-    touchStaffToken(deps.db, row.id, new Date(nowMs), new Date(nowMs - TOUCH_EVERY_MS)).catch((error: unknown) => {
+    // Awaited, so that the write belongs to this request (nothing of it lands after the answer);
+    // a failure to record a use refuses nothing.
+    await touchStaffToken(deps.db, row.id, new Date(nowMs), new Date(nowMs - TOUCH_EVERY_MS)).catch((error: unknown) => {
       deps.log.warn({ err: error, staffTokenId: row.id }, 'recording a staff token use failed');
     });
   }

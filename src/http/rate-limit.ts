@@ -232,7 +232,10 @@ class PostgresStore implements CounterStore {
     const row = await sql<{ hits: number }>`
       select hits from rate_limit_counters where window_minute = ${window} and bucket = ${bucket}
     `.execute(this.db);
-    return row.rows[0]?.hits ?? 0;
+    const hits = row.rows[0]?.hits ?? 0;
+    const local = this.local.of(window);
+    if (hits > (local.get(bucket) ?? 0)) local.set(bucket, hits);
+    return hits;
   }
 
   /**
@@ -484,6 +487,8 @@ export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
     const { window, resetSeconds } = windowOf(deps);
     const address = addressBucket(request.ip);
     const failureBucket = `staff-fail:${address}`;
+    // An address this process already knows to be locked out costs no round trip (a flood of guesses).
+    if (store.seen(window, failureBucket) >= failures.limit) throw lockedOut(resetSeconds);
     const [count] = await store.hit(window, [`staff-ip:${address}`]);
     // No X-RateLimit fields here: those are the integrations API's contract; a 429 says Retry-After.
     if (usage(overall, count).exceeded) throw rateLimited(overall, resetSeconds);

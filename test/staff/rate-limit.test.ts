@@ -1,7 +1,11 @@
+import { EventEmitter } from 'node:events';
 import type { LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STAFF_PREFIX } from '../../src/app.js';
-import { createTestContext, failure, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
+import { buildApp, STAFF_PREFIX } from '../../src/app.js';
+import { openDatabase } from '../../src/db/database.js';
+import { createClock } from '../../src/lib/clock.js';
+import { createTestContext, databaseUrl, failure, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
 
 // The staff API's limits as shipped (600 calls and 10 failed authentications a minute per
 // address), not the raised ones the other suites run with.
@@ -20,7 +24,7 @@ afterAll(async () => {
 let counter = 0;
 const freshAddress = () => `203.0.113.${++counter}`;
 
-function call(c: TestContext, ip: string, token: string | null, path = '/staff-tokens') {
+function call(c: Pick<TestContext, 'app'>, ip: string, token: string | null, path = '/staff-tokens') {
   return c.app.inject({ method: 'GET', url: STAFF_PREFIX + path, remoteAddress: ip, headers: token ? { authorization: `Bearer ${token}` } : {} });
 }
 
@@ -101,6 +105,30 @@ describe('staff API rate limits', () => {
     for (let n = 1; n <= 25; n++) expect((await call(small, `2001:db8:1:2::${n.toString(16)}`, STAFF_TOKEN)).statusCode).toBe(200);
     expectRateLimited(await call(small, '2001:db8:1:2::ffff', STAFF_TOKEN));
     expect((await call(small, '2001:db8:1:3::1', STAFF_TOKEN)).statusCode).toBe(200);
+  });
+
+  it('failures count across instances sharing the database (another process on PostgreSQL)', async () => {
+    startOfNextWindow(ctx);
+    const database = databaseUrl ? await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, poolSize: 2 }) : null;
+    // its own clock, set like the first one's, its own counters' view on PostgreSQL
+    const app = await buildApp({
+      ...ctx.deps,
+      db: database ? database.db : ctx.deps.db,
+      clock: createClock(ctx.deps.clock.offsetSeconds()),
+      log: pino({ level: 'silent' }),
+      signals: new EventEmitter(),
+    });
+    await app.ready();
+    try {
+      const other = { app };
+      const ip = freshAddress();
+      for (let n = 0; n < 10; n++) expect((await call(n % 2 ? ctx : other, ip, 'wrong')).statusCode).toBe(401);
+      expectRateLimited(await call(ctx, ip, STAFF_TOKEN));
+      expectRateLimited(await call(other, ip, STAFF_TOKEN));
+    } finally {
+      await app.close();
+      await database?.close();
+    }
   });
 
   it('RATE_LIMITS=off lifts the staff limits too', async () => {

@@ -15,6 +15,7 @@ import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/c
 import { registerEventRoutes } from './modules/events/events.routes.js';
 import { registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
+import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -122,6 +123,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffCalendarRoutes(staff, deps);
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);
+      registerStaffListingRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );

@@ -16,6 +16,7 @@ import { registerEventRoutes } from './modules/events/events.routes.js';
 import { registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
+import { registerMetrics } from './modules/metrics/metrics.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -77,6 +78,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   countUnrouted = rateLimiter.countUnrouted;
 
   installErrorHandling(app);
+  registerMetrics(app, deps);
 
   await app.register(swagger, {
     openapi: {

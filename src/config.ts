@@ -19,6 +19,8 @@ export interface Config {
   background: boolean;
   /** Enforce the request rate tiers (off only for load tests). */
   rateLimits: boolean;
+  /** A bearer token that may read /metrics (besides staff tokens). */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +48,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const workers = intSetting(env, 'WORKERS', 1, 1, 64);
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && !/^[A-Za-z0-9_\-.~+/]{16,256}=*$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 characters of letters, digits and -._~+/ (a bearer token)');
+  }
   if (workers > 1 && !databaseUrl?.startsWith('postgres')) {
     throw new ConfigError('WORKERS above 1 needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database lives in one process');
   }
@@ -63,5 +69,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     background: !flag(env, 'NO_BACKGROUND'),
     rateLimits: !['0', 'off', 'false', 'no'].includes((env.RATE_LIMITS ?? '').toLowerCase()),
+    metricsToken,
   });
 }

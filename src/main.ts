@@ -5,6 +5,7 @@ import { startBackground } from './background.js';
 import { listenForAuthChanges } from './http/auth.js';
 import { ConfigError, loadConfig } from './config.js';
 import { ensureStaffToken } from './modules/integrations/integrations.service.js';
+import { serveClusterMetrics } from './modules/metrics/metrics.js';
 import { createRuntime } from './runtime.js';
 
 async function serve(): Promise<void> {
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
     const token = await ensureStaffToken(deps);
     if (token) process.stdout.write(`staff token: ${token}\n`);
     await database.close();
+    serveClusterMetrics();
     for (let i = 0; i < config.workers; i++) cluster.fork();
     cluster.on('exit', (worker, code, signal) => {
       if (code !== 0 && signal !== 'SIGTERM') {

@@ -174,9 +174,13 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
     });
   }
 
-  // A cluster worker answers the primary's requests for its metrics (prom-client's own messages).
+  // A cluster worker answers the primary's requests for its metrics (prom-client's own messages,
+  // listened for once an AggregatorRegistry exists in the process).
   const defaults = processMetrics();
-  if (options.clusterWorker) AggregatorRegistry.setRegistries([defaults, registry]);
+  if (options.clusterWorker) {
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([defaults, registry]);
+  }
 
   // Label-bound children, kept: binding labels on every request costs more than the count itself.
   const httpChildren = new Map<string, { total: Counter.Internal; duration: Histogram.Internal<'route' | 'method'> }>();

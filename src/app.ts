@@ -16,6 +16,7 @@ import { registerEventRoutes } from './modules/events/events.routes.js';
 import { registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
+import { registerConsole } from './modules/console/console.assets.js';
 import { registerMetrics } from './modules/metrics/metrics.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
@@ -94,6 +95,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
 
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerConsole(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {

@@ -27,6 +27,8 @@ export interface Config {
   staffRateLimit: number;
   /** Failed staff authentications per minute per source address; past it every staff call of the address is refused. */
   staffAuthFailureLimit: number;
+  /** A bearer token that may read /metrics (besides staff tokens). */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -97,6 +99,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR?.trim() || './data';
   if (dataDir.includes('\0')) throw new ConfigError('DATA_DIR must be a directory path');
   const workers = intSetting(env, 'WORKERS', 1, 1, 64);
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && !/^[A-Za-z0-9_\-.~+/]{16,256}=*$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 characters of letters, digits and -._~+/ (a bearer token)');
+  }
   if (workers > 1 && !databaseUrl?.startsWith('postgres')) {
     throw new ConfigError('WORKERS above 1 needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database lives in one process');
   }
@@ -117,5 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: intSetting(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
     staffRateLimit: intSetting(env, 'STAFF_RATE_LIMIT', 600, 1, 1_000_000),
     staffAuthFailureLimit: intSetting(env, 'STAFF_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
+    metricsToken,
   });
 }

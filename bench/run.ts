@@ -40,6 +40,7 @@ import { cpuNote, cpuPer, PROFILING, profiledService, SECONDS, WARMUP_SECONDS, t
 import { bareMedian, fanOut, manyStreams, Receiver, singleStream } from './scenarios/delivery.js';
 import { baselineMe, meLoad } from './scenarios/me.js';
 import { snapshotRun } from './scenarios/snapshots.js';
+import { BIG, growthRun } from './scenarios/growth.js';
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (...names: string[]) => !only || names.some((n) => only.includes(n));
@@ -343,6 +344,84 @@ async function main() {
     } finally {
       await svc.stop();
       await receiverProcess.stop();
+    }
+  }
+
+  // ---- PostgreSQL: growth (issue 17 items 8–10), bulk-loaded data sets measured through the API ---
+  if (wanted('growth')) {
+    const db = await createBenchDatabase();
+    const svc = await start('pg-growth', { DATABASE_URL: db, RATE_LIMITS: 'off' }, false);
+    try {
+      const g = await growthRun(svc, db, log, process.env.BENCH_GROWTH_PARTITIONS !== '0');
+      const big = `${BIG / 1e6}M`;
+      const within = (a: number, b: number, times: number) => b <= a * times;
+      const meRatio = round(g.me.big.ms / g.me.small.ms);
+      for (const [size, m] of [['10k', g.me.small], [big, g.me.big]] as const) {
+        push({
+          item: 8,
+          scenario: `GET /me uncached, ${size} undelivered events`,
+          engine: 'postgres',
+          value: m.ms,
+          unit: 'ms (median of 5)',
+          target: size === '10k' ? undefined : '<= 3x the 10k figure and < 10 ms',
+          note: joinNotes(
+            size !== '10k' && `${verdict(within(g.me.small.ms, m.ms, 3) && m.ms < 10 ? 1 : 0, 1)} (${meRatio}x the 10k figure)`,
+            `undelivered_events ${m.undelivered}`,
+            `samples ${m.samples.join(', ')} ms, each after the 1 s view expired`,
+          ),
+          detail: m,
+        });
+      }
+      const replayRatio = round(g.replay.big.ms / g.replay.small.ms);
+      for (const [size, r] of [['10k', g.replay.small], [big, g.replay.big]] as const) {
+        push({
+          item: 9,
+          scenario: `GET /events?types=<rare> from the start, ${size}-event log`,
+          engine: 'postgres',
+          value: r.ms,
+          unit: 'ms (median of 7)',
+          target: size === '10k' ? undefined : '<= 3x the 10k figure',
+          note: joinNotes(
+            size !== '10k' && `${verdict(within(g.replay.small.ms, r.ms, 3) ? 1 : 0, 1)} (${replayRatio}x the 10k figure)`,
+            `1 event in 10,000 of the kind; ${r.returned} returned (limit 100)`,
+            size !== '10k' && (g.plan.some((l) => l.includes('events_type_sequence')) ? 'plan reads events_type_sequence' : 'plan does NOT read events_type_sequence'),
+          ),
+          detail: size === '10k' ? r : { ...r, plan: g.plan },
+        });
+      }
+      const retRatio = round(g.retention.big.ms / g.retention.mid.ms);
+      for (const [size, r] of [['100k', g.retention.mid], [big, g.retention.big]] as const) {
+        push({
+          item: 10,
+          scenario: `retention, ${size} expired events of one integration (bounded chunks)`,
+          engine: 'postgres',
+          value: r.ms,
+          unit: 'ms',
+          target: size === '100k' ? undefined : '<= 12x the 100k time and < 5 s',
+          note: joinNotes(
+            size !== '100k' && `${verdict(within(g.retention.mid.ms, r.ms, 12) && r.ms < 5000 ? 1 : 0, 1)} (${retRatio}x the 100k time)`,
+            `${r.deleted} deleted through POST /jobs/retention/run`,
+            `${Math.round(r.wal_bytes / 2 ** 20)} MiB WAL (${r.wal_bytes_per_row} B/row)`,
+            `${r.blocks_read} blocks read, ${r.blocks_hit} hit`,
+            size !== '100k' && `events table ${g.sizes.events_mib_at_big} MiB before`,
+          ),
+          detail: r,
+        });
+      }
+      if (g.partition) {
+        push({
+          item: 10,
+          scenario: `daily range partition of ${big} rows, detached and dropped (comparison)`,
+          engine: 'postgres',
+          value: g.partition.ms,
+          unit: 'ms',
+          note: `scratch table partitioned by created_at; ${Math.round(g.partition.wal_bytes / 1024)} KiB WAL`,
+          detail: g.partition,
+        });
+      }
+      await rssRow(svc, 'postgres', 'after the growth runs');
+    } finally {
+      await svc.stop();
     }
   }
 

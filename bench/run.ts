@@ -41,6 +41,7 @@ import { bareMedian, fanOut, manyStreams, Receiver, singleStream } from './scena
 import { baselineMe, meLoad } from './scenarios/me.js';
 import { snapshotRun } from './scenarios/snapshots.js';
 import { BIG, growthRun } from './scenarios/growth.js';
+import { SOAK_SECONDS, soakRun, type SoakResult } from './scenarios/soak.js';
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (...names: string[]) => !only || names.some((n) => only.includes(n));
@@ -442,6 +443,63 @@ async function main() {
     await rssRow(svc, 'pglite', `after ${ran.join(', ')}`);
     await svc.stop();
   }
+  // ---- both engines: the mixed soak (issue 17 item 11) ------------------------------------------
+  if (wanted('soak')) {
+    const receiverPort = await freePort();
+    const receiverProcess = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);
+    const receiverBase = `http://127.0.0.1:${receiverPort}`;
+    try {
+      const results: Partial<Record<'pglite' | 'postgres', SoakResult>> = {};
+      {
+        const svc = await start('soak-pglite', {}, false);
+        try {
+          results.pglite = await soakRun(svc, 'pglite', receiverBase, null, log);
+          await rssRow(svc, 'pglite', `after the ${SOAK_SECONDS} s soak`);
+        } finally {
+          await svc.stop();
+        }
+      }
+      {
+        const db = await createBenchDatabase();
+        const svc = await start('soak-postgres', { DATABASE_URL: db }, false);
+        try {
+          results.postgres = await soakRun(svc, 'postgres', receiverBase, db, log);
+        } finally {
+          await svc.stop();
+        }
+      }
+      const pgGrowth = results.postgres!.growthMibPerMinuteAfterFirst;
+      for (const engine of ['pglite', 'postgres'] as const) {
+        const r = results[engine]!;
+        const ratio = engine === 'pglite' ? round(r.growthMibPerMinuteAfterFirst / pgGrowth) : undefined;
+        const p99ok = r.worstP99AfterFirstMinute <= 1000;
+        const growthOk = engine !== 'pglite' || (ratio !== undefined && ratio <= 1.5);
+        push({
+          item: 11,
+          scenario: `mixed soak ${Math.round(r.seconds / 60)} min, ~105 req/s, rate limits on, deliveries running`,
+          engine,
+          value: r.growthMibPerMinuteAfterFirst,
+          unit: engine === 'pglite' ? 'MiB/min DATA_DIR' : 'MiB/min pg_database_size',
+          baseline: engine === 'pglite' ? pgGrowth : undefined,
+          ratio,
+          target: engine === 'pglite' ? '<= 1.5x PostgreSQL; p99 <= 1 s per 15 s window after minute 1; no 5xx' : 'p99 <= 1 s per 15 s window after minute 1; no 5xx',
+          p99: r.worstP99AfterFirstMinute,
+          note: joinNotes(
+            growthOk && p99ok && r.fiveXx === 0 ? 'met' : 'not met',
+            engine === 'pglite' && `DATA_DIR grows ${ratio}x as fast as PostgreSQL's database (ratio column: ours / PostgreSQL, lower is better)`,
+            `${r.perSecond} req/s, ${r.requests} answers (${Object.entries(r.byStatus).map(([s, c]) => `${c}×${s}`).join(', ')})`,
+            `${r.fiveXx} 5xx${r.failures ? `, ${r.failures} socket errors` : ''}`,
+            `worst 15 s p99 after minute 1: ${r.worstP99AfterFirstMinute} ms`,
+            `size by minute ${r.sizes.map((x) => Math.round(x.mib)).join(' → ')} MiB (${r.growthMibPerMinute} MiB/min from the start)`,
+          ),
+          detail: { ...r },
+        });
+      }
+    } finally {
+      await receiverProcess.stop();
+    }
+  }
+
   await baselineServer.stop();
 
   // ---- report -------------------------------------------------------------------------------------
@@ -499,7 +557,7 @@ const deadline = setTimeout(() => {
   process.stderr.write('bench: deadline reached, stopping\n');
   process.exitCode = 1;
   void cleanupAll().finally(() => process.exit(1));
-}, Number(process.env.BENCH_DEADLINE ?? 570) * 1000);
+}, Number(process.env.BENCH_DEADLINE ?? (only && !only.includes('soak') && !only.includes('growth') ? 570 : 570 + 300 + (wanted('soak') ? 2 * SOAK_SECONDS + 180 : 0))) * 1000);
 deadline.unref();
 
 main()

@@ -37,7 +37,7 @@ import { cleanupAll, createBenchDatabase, freePort, ROOT, startScript, startServ
 import { formatMarkdown, formatTable, joinNotes, ordered, round, rows, verdict, type Row } from './lib/report.js';
 import { contendedRun, distinctRun, insertBaselineRun, setupDistinct, type BookingOutcome } from './scenarios/bookings.js';
 import { cpuNote, cpuPer, PROFILING, profiledService, SECONDS, WARMUP_SECONDS, type ProfileSession } from './scenarios/common.js';
-import { bareMedian, fanOut, manyStreams, Receiver, singleStream } from './scenarios/delivery.js';
+import { bareMedian, fanOut, manyStreams, Receiver, singleStream, syncRun } from './scenarios/delivery.js';
 import { baselineMe, meLoad } from './scenarios/me.js';
 import { snapshotRun } from './scenarios/snapshots.js';
 import { BIG, growthRun } from './scenarios/growth.js';
@@ -263,7 +263,7 @@ async function main() {
   }
 
   // ---- PostgreSQL: webhook delivery and fan-out -------------------------------------------------
-  if (wanted('delivery', 'fanout')) {
+  if (wanted('delivery', 'fanout', 'sync')) {
     const db = await createBenchDatabase();
     const receiverPort = await freePort();
     const receiverProcess = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);
@@ -358,6 +358,38 @@ async function main() {
         });
         ran.push('fan-out');
         log(`fan-out: committed ${committed} ms, delivered ${delivered} ms`);
+      }
+      if (wanted('sync')) {
+        const r = await syncRun(svc, db, receiver);
+        push({
+          item: 6,
+          scenario: 'POST /sync, 100 properties x 5 kinds, 365-day horizon: recorded',
+          engine: 'postgres',
+          value: r.recordedMs,
+          unit: 'ms',
+          target: 'reported against the plain delivery rate',
+          note: joinNotes(`${r.events} events recorded (${Math.round(r.events / (r.recordedMs / 1000))}/s)`, `202 after ${r.responseMs} ms`),
+          detail: r,
+        });
+        push({
+          item: 6,
+          scenario: 'POST /sync, 100 properties x 5 kinds, 365-day horizon: delivered',
+          engine: 'postgres',
+          value: r.deliveredMs,
+          unit: 'ms',
+          baseline: r.bareMs,
+          ratio: round(r.bareMs / r.deliveredMs),
+          target: 'reported against the plain delivery rate',
+          note: joinNotes(
+            `${r.delivered}/${r.events} delivered, first after ${r.firstDeliveredMs} ms`,
+            `baseline: ${r.events} bare sequential POSTs of ${r.avgBytes} B at ${r.bareRate}/s (${r.bareMs} ms)`,
+            r.outOfOrder ? `${r.outOfOrder} OUT OF ORDER` : 'in order',
+            r.timedOut && 'TIMED OUT',
+          ),
+          detail: r,
+        });
+        ran.push('sync');
+        log(`sync: ${r.events} events recorded in ${r.recordedMs} ms, delivered in ${r.deliveredMs} ms (bare ${r.bareMs} ms)`);
       }
       await rssRow(svc, 'postgres', `after ${ran.join(', ')}`);
     } finally {
@@ -469,6 +501,7 @@ async function main() {
     }
     await rssRow(svc, 'pglite', `after ${ran.join(', ')}`);
     await svc.stop();
+    pgliteMemoryRow(svc.dataDir);
   }
   // ---- both engines: the mixed soak (issue 17 item 11) ------------------------------------------
   if (wanted('soak')) {
@@ -560,6 +593,38 @@ async function main() {
   await writeFile(path.join(ROOT, out), JSON.stringify(report, null, 2) + '\n');
   if (PROFILING) await writeFile(path.join(ROOT, 'bench/profile.json'), JSON.stringify({ at: report.at, load_average: report.load_average, profiles }, null, 2) + '\n');
   log(`load average at end ${loadAtEnd.join(' ')}; written ${out}${PROFILING ? ' and bench/profile.json' : ''} (${report.total_seconds} s)`);
+}
+
+/**
+ * Issue 17 item 7: where the embedded engine's memory goes. bench/lib/pglite-memory.mjs opens the
+ * stopped service's DATA_DIR in a process of its own and reports its RSS split into the JS heap and
+ * what lives outside it (the WebAssembly linear memory, which holds shared_buffers and never
+ * shrinks), after reading every table.
+ */
+function pgliteMemoryRow(dataDir: string) {
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'bench/lib/pglite-memory.mjs'), dataDir], { cwd: ROOT, encoding: 'utf8' });
+  const m = JSON.parse(out.trim().split('\n').pop()!) as {
+    before: { rss: number };
+    after_reading_every_table: { rss: number; js_heap_total: number; external: number; array_buffers: number; wasm_linear_memory: number };
+    settings: Record<string, string>;
+    database_mib: number;
+  };
+  const a = m.after_reading_every_table;
+  push({
+    item: 7,
+    scenario: 'PGlite memory: a fresh process on the same DATA_DIR, after reading every table',
+    engine: 'pglite',
+    value: a.rss,
+    unit: 'MiB RSS',
+    note: joinNotes(
+      `node alone ${m.before.rss} MiB`,
+      `WebAssembly linear memory ${a.wasm_linear_memory} MiB (holds shared_buffers ${m.settings.shared_buffers}, work_mem ${m.settings.work_mem}, maintenance_work_mem ${m.settings.maintenance_work_mem}; it grows to its high-water mark and never shrinks)`,
+      `JS heap ${a.js_heap_total} MiB`,
+      `outside the JS heap ${a.external} MiB (${a.array_buffers} MiB array buffers)`,
+      `database ${m.database_mib} MiB`,
+    ),
+    detail: m,
+  });
 }
 
 function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>) {

@@ -18,7 +18,7 @@ const tables = (await db.query(`select relname from pg_stat_user_tables order by
 for (const t of tables) await db.query(`select count(*) from "${t}"`);
 const read = usage(db);
 const settings = Object.fromEntries(
-  (await db.query(`select name, setting || coalesce(unit, '') as v from pg_settings where name in ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'wal_buffers', 'temp_buffers')`)).rows.map((r) => [r.name, r.v]),
+  (await db.query(`select name, current_setting(name) as v from pg_settings where name in ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'wal_buffers', 'temp_buffers')`)).rows.map((r) => [r.name, r.v]),
 );
 const size = (await db.query(`select pg_database_size(current_database())::bigint as n`)).rows[0].n;
 await db.close();

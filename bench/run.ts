@@ -1,11 +1,11 @@
 /**
- * `npm run bench`: every measurement of issue 8 in one run, each against a baseline measured in
+ * `npm run bench`: every measurement of issues 8 and 17 in one run, each against a baseline measured in
  * the same run on the same machine. Prints a table and writes bench/results.json. Loopback only;
  * every load run and wait is bounded in count and time; every process and database it starts is
  * stopped at the end (bench/lib/processes.ts).
  *
  *   BENCH_SECONDS=8        measured seconds of each load run (warm-up BENCH_WARMUP=1 before it)
- *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,snapshots,pglite
+ *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,sync,snapshots,pglite,growth,soak
  *                          a subset (workers needs the WORKERS=1 figures, so it runs them too)
  *   BENCH_PROFILE=1        run the PostgreSQL services of /me, booking creates and delivery under
  *                          node --cpu-prof; print the top self-time functions of each measured
@@ -24,7 +24,14 @@
  *   pg-on-w2   same database, WORKERS=2: the same; then pg-on again (WORKERS=1): the same
  *   pg-hooks   PostgreSQL, WORKERS=1, rate limits on, and the receiver (bench/lib/receiver.mjs):
  *              webhook delivery and bulk fan-out
- *   pglite     embedded PGlite, RATE_LIMITS=off: GET /me, snapshots
+ *   pg-growth  PostgreSQL, RATE_LIMITS=off: bulk-loaded logs for GET /me, typed replay, retention
+ *              and the daily-partition comparison (issue 17 items 8–10, BENCH_ONLY=growth)
+ *   pglite     embedded PGlite, RATE_LIMITS=off: GET /me, snapshots, distinct booking creates; then
+ *              bench/lib/pglite-memory.mjs on its DATA_DIR (item 7)
+ *   soak-*     PGlite, then PostgreSQL, rate limits on, the receiver: the mixed soak (item 11,
+ *              BENCH_ONLY=soak, BENCH_SOAK_SECONDS)
+ * The booking baseline (item 1) is bench/lib/baseline-server.mjs with DATABASE_URL (POST /insert),
+ * run after pg-on; POST /sync (item 6) runs on pg-hooks.
  * RATE_LIMITS=off only where the contract's per-minute tiers would otherwise be what is measured
  * (GET /me: 60 a minute; one integration's contended creates; property reads for snapshots).
  */

@@ -157,7 +157,7 @@ export async function soakRun(service: Service, engine: 'pglite' | 'postgres', r
           bucket.latencies.push(done - sent);
           byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
           if (answer.status >= 500) bucket.fiveXx += 1;
-          if (answer.status === 201 && shot.tag !== undefined) booked.push({ id: JSON.parse(answer.body).data.doorloom_id, apiKey: t.apiKey });
+          if (answer.status === 201 && shot.tag !== undefined) booked.push({ id: JSON.parse(answer.body).data.id, apiKey: t.apiKey });
           if (answer.status >= 400 && answer.status !== 409 && samples.length < 5) samples.push(`${answer.status} ${shot.path.slice(0, 60)} ${answer.body.slice(0, 200)}`);
         } catch (error) {
           failures += 1;

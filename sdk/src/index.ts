@@ -1,2 +1,4 @@
 // Public entry point of @doorloom/partner-sdk.
-export {};
+export * from './client/index.js';
+export * from './events.js';
+export type { paths as DoorloomPaths } from './generated/api.js';

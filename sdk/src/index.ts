@@ -3,4 +3,4 @@ export * from './client/index.js';
 export * from './events.js';
 export type { paths as DoorloomPaths } from './generated/api.js';
 export { createWebhookVerifier, verifyWebhook, parseWebhookEvent, WebhookVerificationError } from './webhooks.js';
-export type { SignatureScheme, WebhookVerifyOptions, HeadersLike, WebhookVerificationFailure, VerifiedSignature, WebhookVerifier } from './webhooks.js';
+export type { SignatureScheme, WebhookVerifyOptions, HeadersLike, WebhookVerificationFailure, VerifiedSignature, SignatureVerifier } from './webhooks.js';

@@ -177,10 +177,21 @@ export function createWebhookVerifier(options: WebhookVerifyOptions) {
     return parseWebhookEvent(rawBody);
   }
 
-  return { verify, verifySignature };
+  /** True when the delivery is genuine and fresh (for handlers that take a yes/no check). */
+  function accepts(rawBody: string | Uint8Array, headers: HeadersLike): boolean {
+    try {
+      verifySignature(rawBody, headers);
+      return true;
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) return false;
+      throw error;
+    }
+  }
+
+  return { verify, verifySignature, accepts };
 }
 
-export type WebhookVerifier = ReturnType<typeof createWebhookVerifier>;
+export type SignatureVerifier = ReturnType<typeof createWebhookVerifier>;
 
 /**
  * Verifies one delivery from its raw body bytes (never a re-serialised object) and headers, and

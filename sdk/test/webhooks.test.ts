@@ -74,6 +74,9 @@ describe('webhook verification vectors', () => {
         // a receiver holding both secrets accepts a delivery signed with the new one alone
         expect(verify(signed([current]), [previous, current])).toBe('verified');
         expect(verify(signed([current]), [previous])).toBe('signature_mismatch');
+        const verifier = createWebhookVerifier({ secrets: [previous], now: at(T), scheme });
+        expect(verifier.accepts(body, signed([current]))).toBe(false);
+        expect(verifier.accepts(body, signed([previous]))).toBe(true);
         expect(createWebhookVerifier({ secrets: [previous, current], now: at(T), scheme }).verifySignature(body, signed([current]))).toMatchObject({ scheme, timestamp: T, secretIndex: 1 });
       });
 

@@ -202,6 +202,13 @@ describe('the document describes what the service sends', () => {
     const refused = await ctx.api(integration.apiKey, 'POST', '/properties', { name: '' }, { 'idempotency-key': newKey() });
     expect(refused.statusCode).toBe(422);
     check('ErrorEnvelope', refused.json());
+    // the human-readable reference, from the same document
+    const page = await ctx.app.inject({ method: 'GET', url: '/docs/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    const served = await ctx.app.inject({ method: 'GET', url: '/docs/json' });
+    expect(served.json().components.schemas).toHaveProperty(['Booking']);
+
     // a wrong Event kind does not pass: the schema is not a blank cheque
     const validate = ajv.getSchema('openapi#/components/schemas/Event')!;
     expect(validate({ ...rows[0].event, type: 'rates.changed', data: 'nope' })).toBe(false);

@@ -2,3 +2,5 @@
 export * from './client/index.js';
 export * from './events.js';
 export type { paths as DoorloomPaths } from './generated/api.js';
+export * from './sync/index.js';
+export { MemoryStore, FileStore, type SyncStore, type FileStoreOptions } from './store/store.js';

@@ -2,3 +2,4 @@ export { SyncEngine, type SyncEngineOptions, type ReceiveResult, type SyncOutcom
 export { clientSyncApi } from './client-api.js';
 export type { SyncApi, WindowedKind, EventEnvelope, PropertyBlock as MirrorPropertyBlock, Booking as MirrorBooking, SyncRequest } from './api.js';
 export type { Meta } from './mirror.js';
+export { webhookHandler, type WebhookVerifier } from './receiver.js';

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     options = parse(process.argv.slice(2));
   } catch (error) {
     if (error instanceof ConfigurationError) {
-      process.stderr.write(`configuration error: ${error.message}\n${USAGE}\n`);
+      process.stderr.write(`configuration error: ${error.message} (doorloom-partner --help)\n`);
       process.exit(2);
     }
     throw error;

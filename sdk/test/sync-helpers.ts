@@ -49,14 +49,26 @@ export async function startReceiver(
   ctx: TestContext,
   integration: TestIntegration,
   current: () => SyncEngine | null,
-  before: () => Promise<'fail' | 'pass'> = async () => 'pass',
-): Promise<{ url: string; received: () => number; close(): Promise<void> }> {
+  before: () => Promise<'fail' | 'fail-after' | 'pass'> = async () => 'pass',
+): Promise<{ url: string; received: () => number; answers: Map<number, number>; close(): Promise<void> }> {
   let count = 0;
+  const answers = new Map<number, number>();
   const server = http.createServer(async (req, res) => {
     count++;
+    res.on('finish', () => answers.set(res.statusCode, (answers.get(res.statusCode) ?? 0) + 1));
     const engine = current();
-    if (!engine || (await before()) === 'fail') {
+    const verdict = engine ? await before() : 'fail';
+    if (!engine || verdict === 'fail') {
       req.resume();
+      res.writeHead(500).end();
+      return;
+    }
+    if (verdict === 'fail-after') {
+      // stored, but the answer is lost: the service will deliver it again
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const raw = Buffer.concat(chunks).toString('utf8');
+      if (verifySignature(raw, req.headers, [integration.webhookSecret], ctx.deps.clock.nowMs())) await engine.receive(JSON.parse(raw)).catch(() => {});
       res.writeHead(500).end();
       return;
     }
@@ -67,6 +79,7 @@ export async function startReceiver(
   return {
     url: `http://127.0.0.1:${port}/webhooks`,
     received: () => count,
+    answers,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -143,4 +143,32 @@ describe('SyncEngine cold start', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  // Last in this file: it moves the shared clock a month ahead.
+  it('rebuilds from snapshots when its replay cursor is past retention (410 CURSOR_EXPIRED)', async () => {
+    const integration = await ctx.createIntegration({ horizon_days: HORIZON });
+    const property = await createProperty(integration.apiKey, 'OLD-1');
+    const api = serviceApi(service, integration);
+    const store = new MemoryStore();
+    let engine = newEngine(api, store);
+    await engine.start();
+    const before = engine.status().applied_through;
+    await engine.stop();
+
+    await ctx.staff('PUT', `/properties/${property.doorloom_id}/rates`, { from: addDays(today(), 3), to: addDays(today(), 5), base_price: 9100 });
+    await ctx.advanceClock(31 * 86_400);
+    for (const job of ['horizon-roll', 'retention']) expect((await ctx.staff('POST', `/jobs/${job}/run`)).statusCode).toBe(200);
+    await ctx.staff('PUT', `/properties/${property.doorloom_id}/calendar`, { from: addDays(today(), 1), to: addDays(today(), 2), block_scope: 'ota_only' });
+    const expired = await ctx.api(integration.apiKey, 'GET', `/events?after_sequence=${before}`);
+    expect(expired.statusCode).toBe(410);
+    expect(expired.json().code).toBe('CURSOR_EXPIRED');
+
+    let snapshots = 0;
+    engine = newEngine({ ...api, snapshot: (...args) => (snapshots++, api.snapshot(...args)) }, store);
+    await engine.start();
+    expect(snapshots).toBeGreaterThan(0);
+    expect(engine.status().applied_through).toBe((await ctx.api(integration.apiKey, 'GET', '/me')).json().data.webhook.last_sequence);
+    expect(await differences(ctx, integration, engine, HORIZON)).toEqual([]);
+    await engine.stop();
+  });
 });

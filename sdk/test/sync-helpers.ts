@@ -108,15 +108,37 @@ async function all(ctx: TestContext, key: string, path: string, pick: (body: { d
  * Differences between the engine's mirror and the service now: GET /properties, GET /bookings and
  * the snapshots of every property and kind from today to the horizon's end. Empty when converged.
  */
-export async function differences(ctx: TestContext, integration: TestIntegration, engine: SyncEngine, horizonDays: number): Promise<string[]> {
+/** The mirror's reads: the engine's own methods, or the CLI's /mirror endpoints. */
+export interface MirrorReader {
+  properties(): unknown[] | Promise<unknown[]>;
+  bookings(): unknown[] | Promise<unknown[]>;
+  window(kind: 'availability' | 'rates' | 'restrictions', propertyId: number, from: string, to: string): unknown | Promise<unknown>;
+}
+
+/** The CLI's /mirror endpoints as a MirrorReader. */
+export function httpMirror(url: string): MirrorReader {
+  const get = async (path: string) => {
+    const res = await fetch(`${url}${path}`);
+    if (res.status === 404) return null;
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  return {
+    properties: () => get('/mirror/properties'),
+    bookings: () => get('/mirror/bookings'),
+    window: (kind, id, from, to) => get(`/mirror/properties/${id}/${kind}?from=${from}&to=${to}`),
+  };
+}
+
+export async function differences(ctx: TestContext, integration: TestIntegration, engine: MirrorReader, horizonDays: number): Promise<string[]> {
   const out: string[] = [];
   const properties = (await all(ctx, integration.apiKey, '/properties', (b) => (b.data as { properties: unknown[] }).properties)) as Array<{ doorloom_id: number }>;
-  const mirrorProperties = engine.properties();
+  const mirrorProperties = (await engine.properties()) as Array<{ doorloom_id: number }>;
   if (JSON.stringify(sortById(mirrorProperties, 'doorloom_id')) !== JSON.stringify(sortById(properties, 'doorloom_id'))) {
     out.push(`properties differ:\n  mirror  ${JSON.stringify(mirrorProperties)}\n  service ${JSON.stringify(properties)}`);
   }
   const bookings = (await all(ctx, integration.apiKey, '/bookings', (b) => b.data as unknown[])) as Array<{ id: number }>;
-  const mirrorBookings = engine.bookings();
+  const mirrorBookings = (await engine.bookings()) as Array<{ id: number }>;
   if (JSON.stringify(sortById(mirrorBookings, 'id')) !== JSON.stringify(sortById(bookings, 'id'))) {
     out.push(`bookings differ:\n  mirror  ${JSON.stringify(mirrorBookings)}\n  service ${JSON.stringify(bookings)}`);
   }
@@ -125,7 +147,7 @@ export async function differences(ctx: TestContext, integration: TestIntegration
     for (const kind of WINDOWED_KINDS) {
       for (const w of chunkWindow(today, horizonEnd(today, horizonDays), 92)) {
         const snapshot = (await ok(ctx, integration.apiKey, `/properties/${property.doorloom_id}/${kind}?from=${w.from}&to=${w.to}`)).data.data;
-        const mirror = engine.window(kind, property.doorloom_id, w.from, w.to);
+        const mirror = await engine.window(kind, property.doorloom_id, w.from, w.to);
         if (JSON.stringify(mirror) !== JSON.stringify(snapshot)) out.push(`${kind} of ${property.doorloom_id} ${w.from}..${w.to} differs:\n  ${firstDifference(mirror, snapshot)}`);
       }
     }

@@ -26,7 +26,9 @@ export function lastOfMonth(date: string): string {
 }
 
 export function isDate(value: unknown): value is string {
-  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && fromDay(toDay(value)) === value;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const day = toDay(value);
+  return Number.isFinite(day) && fromDay(day) === value;
 }
 
 /** The Asia/Kolkata calendar date of an instant (the service's "today"). */

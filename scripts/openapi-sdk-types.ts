@@ -20,7 +20,11 @@ export async function generateSdkTypes(documentText: string): Promise<string> {
   for (const [path, item] of Object.entries(document.paths)) {
     if (path.startsWith(PARTNER_PREFIX + '/')) paths[path.slice(PARTNER_PREFIX.length)] = item;
   }
-  const partner = { ...document, paths, servers: [{ url: PARTNER_PREFIX }] };
+  const components = structuredClone((document.components ?? {}) as { schemas?: Record<string, unknown>; securitySchemes?: Record<string, unknown> });
+  // Staff views are not the partner's business.
+  for (const name of Object.keys(components.schemas ?? {})) if (name.startsWith('Staff')) delete components.schemas![name];
+  delete components.securitySchemes?.staffToken;
+  const partner = { ...document, paths, components, servers: [{ url: PARTNER_PREFIX }] };
   const ast = await openapiTS(partner as never, { silent: true, alphabetize: false });
   return HEADER + astToString(ast);
 }

@@ -363,6 +363,7 @@ async function main() {
     await rssRow(svc, 'pglite', `after ${ran.join(', ')}`);
     await svc.stop();
   }
+  if (wanted('sdk')) for (const row of await (await import('./scenarios/sdk.js')).sdkRows(log)) push(row);
   await baselineServer.stop();
 
   // ---- report -------------------------------------------------------------------------------------

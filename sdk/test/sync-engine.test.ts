@@ -144,6 +144,36 @@ describe('SyncEngine cold start', () => {
     }
   });
 
+  it('drops a property whose coverage ended (no event says so) and the host bookings seen only through it', async () => {
+    const integration = await ctx.createIntegration({ horizon_days: HORIZON });
+    const own = await createProperty(integration.apiKey, 'COVER-1');
+    const hosted = await ctx.staff('POST', `/brands/${integration.brandId}/properties`, {
+      name: 'Host Villa',
+      description: 'Made by the host.',
+      address: { address_line_1: '2 Host Road', city: 'Panaji', state: 'Goa', pin_code: '403001' },
+      space: { bedrooms: 1, washrooms: 1 },
+      occupancy: { max_guests: 2 },
+      pricing: { weekday: { base_price: 3000 }, weekend: { base_price: 4000 } },
+    });
+    expect(hosted.statusCode).toBe(201);
+    const hostId = hosted.json().data.doorloom_id as number;
+    expect((await ctx.staff('PUT', `/integrations/${integration.id}/coverage/${hostId}`, { external_id: 'COVER-H' })).statusCode).toBeLessThan(300);
+    const hostBooking = await ctx.staff('POST', `/properties/${hostId}/bookings`, { units: [{ adults: 2 }], check_in: addDays(today(), 3), check_out: addDays(today(), 5), guest: { name: 'Host Guest' }, pricing: { total: 6000 } });
+    expect(hostBooking.statusCode).toBe(201);
+
+    const engine = newEngine(serviceApi(service, integration), new MemoryStore());
+    await engine.start();
+    expect(engine.properties().map((p) => p.doorloom_id).sort()).toEqual([own.doorloom_id, hostId].sort());
+    expect(engine.bookings().map((b) => b.id)).toEqual([hostBooking.json().data.id]);
+
+    expect((await ctx.staff('DELETE', `/integrations/${integration.id}/coverage/${hostId}`)).statusCode).toBe(200);
+    await engine.reconcileProperties();
+    expect(engine.properties().map((p) => p.doorloom_id)).toEqual([own.doorloom_id]);
+    expect(engine.window('rates', hostId, today(), today())).toBeNull();
+    expect(await differences(ctx, integration, engine, HORIZON)).toEqual([]);
+    await engine.stop();
+  });
+
   // Last in this file: it moves the shared clock a month ahead.
   it('rebuilds from snapshots when its replay cursor is past retention (410 CURSOR_EXPIRED)', async () => {
     const integration = await ctx.createIntegration({ horizon_days: HORIZON });

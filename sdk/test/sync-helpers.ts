@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { startBackground, type Background } from '../../src/background.js';
 import { addDays, horizonEnd, kolkataDate } from '../../src/lib/time.js';
 import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
-import { verifySignature } from '../src/cli/verify.js';
 import { createDoorloomClient } from '../src/client/index.js';
 import type { SyncStore } from '../src/store/store.js';
 import { WINDOWED_KINDS, type SyncApi } from '../src/sync/api.js';
@@ -11,6 +10,7 @@ import { clientSyncApi } from '../src/sync/client-api.js';
 import { chunkWindow } from '../src/sync/dates.js';
 import { SyncEngine, type SyncEngineOptions } from '../src/sync/engine.js';
 import { webhookHandler } from '../src/sync/receiver.js';
+import { createWebhookVerifier } from '../src/webhooks.js';
 
 /** The service on a real port with its background work (delivery, sync jobs, daily jobs, clock refresh). */
 export interface Service {
@@ -52,6 +52,7 @@ export async function startReceiver(
   before: () => Promise<'fail' | 'fail-after' | 'pass'> = async () => 'pass',
 ): Promise<{ url: string; received: () => number; answers: Map<number, number>; close(): Promise<void> }> {
   let count = 0;
+  const verifier = createWebhookVerifier({ secrets: [integration.webhookSecret], now: () => ctx.deps.clock.nowMs() });
   const answers = new Map<number, number>();
   const server = http.createServer(async (req, res) => {
     count++;
@@ -67,12 +68,12 @@ export async function startReceiver(
       // stored, but the answer is lost: the service will deliver it again
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      const raw = Buffer.concat(chunks).toString('utf8');
-      if (verifySignature(raw, req.headers, [integration.webhookSecret], ctx.deps.clock.nowMs())) await engine.receive(JSON.parse(raw)).catch(() => {});
+      const raw = Buffer.concat(chunks);
+      if (verifier.accepts(raw, req.headers)) await engine.receive(JSON.parse(raw.toString('utf8'))).catch(() => {});
       res.writeHead(500).end();
       return;
     }
-    await webhookHandler(engine, (raw, headers) => verifySignature(raw, headers, [integration.webhookSecret], ctx.deps.clock.nowMs()))(req, res);
+    await webhookHandler(engine, verifier.accepts)(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -7,7 +7,7 @@ import { clientSyncApi } from '../sync/client-api.js';
 import { isDate, toDay } from '../sync/dates.js';
 import { SyncEngine } from '../sync/engine.js';
 import { webhookHandler } from '../sync/receiver.js';
-import { verifySignature } from './verify.js';
+import { createWebhookVerifier } from '../webhooks.js';
 
 export interface MirrorOptions {
   baseUrl: string;
@@ -47,7 +47,7 @@ export async function runMirror(options: MirrorOptions): Promise<RunningMirror> 
   });
   await engine.load();
 
-  const receive = webhookHandler(engine, (raw, headers) => verifySignature(raw, headers, options.webhookSecrets));
+  const receive = webhookHandler(engine, createWebhookVerifier({ secrets: options.webhookSecrets }).accepts);
   const server = http.createServer((req, res) => {
     route(req, res).catch(() => send(res, 500, failure('INTERNAL_ERROR', 'Something went wrong.')));
   });

@@ -60,6 +60,7 @@ export class SyncEngine {
   private catchUpAgain = false;
   private backfillRun: Promise<void> | null = null;
   private stopped = false;
+  private polling = false;
   private readonly now: () => number;
 
   constructor(private readonly options: SyncEngineOptions) {
@@ -78,10 +79,17 @@ export class SyncEngine {
     await this.reconcileBookings();
     const every = this.options.pollIntervalMs ?? 60_000;
     if (every > 0 && !this.timer) {
+      let ticks = 0;
       this.timer = setInterval(() => {
+        // the property listing is the only news of a coverage ending; it is read every fifth poll
+        const listing = ++ticks % 5 === 0;
+        if (this.polling) return;
+        this.polling = true;
         this.catchUp()
           .then(() => this.reconcileBookings())
-          .catch((error) => this.report(error, 'poll'));
+          .then(() => (listing ? this.reconcileProperties() : undefined))
+          .catch((error) => this.report(error, 'poll'))
+          .finally(() => (this.polling = false));
       }, every);
       this.timer.unref();
     }
@@ -231,7 +239,7 @@ export class SyncEngine {
     const today = await this.serviceToday(watermark);
     const end = lastOfMonth(addDays(today, horizonDays - 1));
 
-    const listed = await this.listAllProperties();
+    const listed = await this.reconcileProperties();
     for (const id of listed.ids) await this.snapshotProperty(id, today, end);
 
     let since: string | null = null;
@@ -248,8 +256,12 @@ export class SyncEngine {
     });
   }
 
-  /** GET /properties, every page; drops held properties the listing no longer has. */
-  private async listAllProperties(): Promise<{ ids: number[] }> {
+  /**
+   * GET /properties, every page: each block replaces an older one, and a held property the listing
+   * no longer has (its coverage ended, which sends no event) is dropped with its calendar and with
+   * the bookings of it that GET /bookings no longer shows (the host's, seen only through coverage).
+   */
+  async reconcileProperties(): Promise<{ ids: number[] }> {
     const ids: number[] = [];
     let first: number | null = null;
     for (let page = 1; ; page++) {
@@ -263,14 +275,29 @@ export class SyncEngine {
     }
     const listed = new Set(ids);
     const watermark = first ?? 0;
-    await this.step((step) => {
-      for (const [key, value] of this.committed) {
-        if (!key.startsWith('p:')) continue;
-        const record = value as PropertyRecord;
-        // held but not listed, and nothing newer than the listing says it exists: coverage ended
-        if (!listed.has(record.id) && record.seq <= watermark && record.units_seq <= watermark) step.removeProperty(record.id, this.committed.keys());
+    const gone: number[] = [];
+    for (const [key, value] of this.committed) {
+      if (!key.startsWith('p:')) continue;
+      const record = value as PropertyRecord;
+      // not listed, and nothing newer than the listing says it exists
+      if (!listed.has(record.id) && record.seq <= watermark && record.units_seq <= watermark) gone.push(record.id);
+    }
+    if (gone.length > 0) {
+      const visible = new Set<number>();
+      for (let page = 1; ; page++) {
+        const res = await this.options.api.listBookings({ page, perPage: BOOKINGS_PAGE });
+        for (const b of res.bookings) visible.add(b.id);
+        if (page >= res.lastPage) break;
       }
-    });
+      await this.step((step) => {
+        for (const id of gone) step.removeProperty(id, this.committed.keys());
+        for (const [key, value] of this.committed) {
+          if (!key.startsWith('b:')) continue;
+          const booking = (value as { booking: Booking }).booking;
+          if (!visible.has(booking.id) && booking.property && gone.includes(booking.property.doorloom_id)) step.delete(key);
+        }
+      });
+    }
     return { ids };
   }
 

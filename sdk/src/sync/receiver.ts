@@ -2,8 +2,11 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { EventEnvelope } from './api.js';
 import type { SyncEngine } from './engine.js';
 
-/** Checks a delivery's signature over the raw body bytes (true: genuine). */
-export type WebhookVerifier = (rawBody: string, headers: IncomingHttpHeaders) => boolean | Promise<boolean>;
+/**
+ * Checks a delivery's signature over the raw body bytes (true: genuine), e.g.
+ * `createWebhookVerifier({ secrets }).accepts`.
+ */
+export type WebhookVerifier = (rawBody: Buffer, headers: IncomingHttpHeaders) => boolean | Promise<boolean>;
 
 /** Bodies above this are refused before they are read whole. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -19,7 +22,7 @@ export function webhookHandler(engine: SyncEngine, verify: WebhookVerifier) {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    let raw: string;
+    let raw: Buffer;
     try {
       raw = await readBody(req);
     } catch {
@@ -34,7 +37,7 @@ export function webhookHandler(engine: SyncEngine, verify: WebhookVerifier) {
     if (!genuine) return reply(401, { success: false, code: 'INVALID_SIGNATURE', message: 'The signature does not verify.' });
     let event: EventEnvelope;
     try {
-      event = JSON.parse(raw);
+      event = JSON.parse(raw.toString('utf8'));
     } catch {
       return reply(400, { success: false, code: 'INVALID_JSON', message: 'The body is not JSON.' });
     }
@@ -50,7 +53,7 @@ export function webhookHandler(engine: SyncEngine, verify: WebhookVerifier) {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -63,7 +66,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

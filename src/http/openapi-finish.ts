@@ -129,6 +129,12 @@ const FAILURES: Record<string, { description: string; when: (op: OperationInfo) 
   '503': { description: 'DATABASE_UNAVAILABLE or the service is shutting down: retry after a pause.', when: () => true, retryAfter: true },
 };
 
+/** The staff API's own wording where it differs (its token, its refusals). */
+const STAFF_FAILURES: Record<string, string> = {
+  '401': 'UNAUTHENTICATED: no bearer token, or not a valid staff token.',
+  '403': 'NOT_STAFF_TOKEN: a valid bearer token that is not a staff token.',
+};
+
 const HEADERS: Record<string, JsonObject> = {
   'X-Request-Id': { description: 'The request’s id (the caller’s own when it sent a valid one); quote it when asking about a request.', schema: { type: 'string' } },
   RateLimit: { description: 'Remaining requests per tier that applied (`"<tier>";r=<remaining>;t=<seconds to reset>`, comma-separated).', schema: { type: 'string' } },
@@ -236,7 +242,7 @@ export function finishOpenApi(input: JsonObject): JsonObject {
           responses[status] = ref('responses', `Failure${status}`);
         } else {
           responses[status] = {
-            description: describedHere ?? shared?.description ?? 'Failure',
+            description: describedHere ?? (op.partner ? undefined : STAFF_FAILURES[status]) ?? shared?.description ?? 'Failure',
             headers: { ...commonHeaders(op.partner), ...(status === '429' || status === '503' ? { 'Retry-After': ref('headers', 'Retry-After') } : {}) },
             content: { 'application/json': { schema: schemaRef('ErrorEnvelope') } },
           };

@@ -47,12 +47,12 @@ export interface DatabaseOptions {
  * Time limits of PostgreSQL work. A request must fail fast when the database is unreachable
  * rather than hang: a connection (or a free pooled one) within CONNECT_TIMEOUT_MS, a statement
  * within STATEMENT_TIMEOUT_MS (server side, which also ends lock waits), and an answer to any
- * query within QUERY_TIMEOUT_MS even when the network says nothing at all (client side; the
- * connection is then discarded, as its state is unknown).
+ * query within QUERY_TIMEOUT_MS even when the network says nothing at all (client side, a little
+ * later than the server's own limit; the connection is then discarded, as its state is unknown).
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
-export const STATEMENT_TIMEOUT_MS = 15_000;
-export const QUERY_TIMEOUT_MS = 20_000;
+export const STATEMENT_TIMEOUT_MS = 8_000;
+export const QUERY_TIMEOUT_MS = 10_000;
 
 // Node's codes for a connection that could not be made or was cut.
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOTCONN']);

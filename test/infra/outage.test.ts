@@ -17,6 +17,8 @@ import { sleep, spawnService, type Service } from './service.js';
 class CuttableProxy {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  /** Connections stay open but nothing gets through either way. */
+  paused = false;
   constructor(
     readonly port: number,
     private readonly target: { host: string; port: number },
@@ -30,7 +32,9 @@ class CuttableProxy {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => {});
       }
-      client.pipe(upstream).pipe(client);
+      // forwarded by hand so that a pause can swallow the bytes (a network gone silent)
+      client.on('data', (chunk) => this.paused || upstream.write(chunk));
+      upstream.on('data', (chunk) => this.paused || client.write(chunk));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -39,6 +43,12 @@ class CuttableProxy {
       server.listen(this.port, '127.0.0.1', resolve);
     });
     this.server = server;
+  }
+
+  /** Ends every connection (they lost bytes while paused) and forwards again. */
+  resume(): void {
+    for (const s of this.sockets) s.destroy();
+    this.paused = false;
   }
 
   async cut(): Promise<void> {
@@ -214,6 +224,39 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', () => {
       await service.stop();
       await proxy.cut();
       await receiver.close();
+    }
+  });
+
+  it('the database goes silent (connections open, nothing answers): 503 DATABASE_UNAVAILABLE within the time limits, then recovery', async () => {
+    const target = new URL(databaseUrl!);
+    const proxy = new CuttableProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+    await proxy.open();
+    const viaProxy = new URL(scratch.env.DATABASE_URL);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const service = await spawnService({ DATABASE_URL: viaProxy.toString() });
+    try {
+      await service.ready();
+      const key = await seedIntegration(service);
+      expect((await call(`${service.url}/api/integrations/v1/me`, key)).status).toBe(200);
+
+      proxy.paused = true;
+      const during = await Promise.all([
+        call(`${service.url}/api/integrations/v1/me`, key),
+        call(`${service.url}/api/staff/v1/brands`, STAFF_TOKEN, { method: 'POST', body: JSON.stringify({ name: 'Silent' }) }),
+      ]);
+      for (const a of during) {
+        expect(a).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+        expect(a.ms).toBeLessThan(12_000); // pooled connection: the 10 s read limit; a new one: 5 s
+      }
+      console.log(`503 answers while silent in ${during.map((a) => Math.round(a.ms)).join(', ')} ms`);
+      expect(service.child.exitCode).toBeNull();
+
+      proxy.resume();
+      await waitFor(async () => (await call(`${service.url}/api/integrations/v1/me`, key)).status === 200, 20_000);
+      expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+    } finally {
+      await service.stop();
+      await proxy.cut();
     }
   });
 });

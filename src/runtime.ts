@@ -40,7 +40,7 @@ export async function resolveSecretsKey(config: Config): Promise<Buffer> {
  * group and other permissions (files written before, or by a run with a looser umask). New files
  * follow the process umask, which main sets to 077.
  */
-export async function secureDataDir(dir: string): Promise<void> {
+export async function secureDataDir(dir: string, options: { files?: boolean } = {}): Promise<void> {
   try {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     await fs.chmod(dir, 0o700);
@@ -51,14 +51,19 @@ export async function secureDataDir(dir: string): Promise<void> {
     }
     throw error;
   }
+  if (options.files === false) return;
+  // every entry of a directory at once: one by one, a thousand files take seconds on a busy machine
   const walk = async (at: string): Promise<void> => {
-    for (const entry of await fs.readdir(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name);
-      if (entry.isSymbolicLink()) continue;
-      const { mode } = await fs.stat(full);
-      if (mode & 0o077) await fs.chmod(full, mode & 0o700);
-      if (entry.isDirectory()) await walk(full);
-    }
+    const entries = await fs.readdir(at, { withFileTypes: true });
+    await Promise.all(
+      entries.map(async (entry) => {
+        if (entry.isSymbolicLink()) return;
+        const full = path.join(at, entry.name);
+        const { mode } = await fs.lstat(full);
+        if (mode & 0o077) await fs.chmod(full, mode & 0o700);
+        if (entry.isDirectory()) await walk(full);
+      }),
+    );
   };
   await walk(dir);
 }
@@ -90,7 +95,8 @@ export interface Runtime {
 /** Config → database → migrations → deps: everything but the HTTP server and the loops. */
 export async function createRuntime(config: Config, logger = pino({ level: config.logLevel })): Promise<Runtime> {
   const embeddedOnDisk = !config.databaseUrl;
-  if (embeddedOnDisk) await secureDataDir(config.dataDir);
+  // the directory first (nobody else may enter it); its files once the database has opened them
+  if (embeddedOnDisk) await secureDataDir(config.dataDir, { files: false });
   const key = await resolveSecretsKey(config);
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: logger });
   const migrations = await migrate(database.db);

@@ -2,6 +2,8 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, STAFF_TOKEN } from '../helpers/context.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { createBody } from '../properties/fixtures.js';
 import { freePort, scratchDatabase, type ScratchDatabase } from '../webhooks/process.js';
 import { sleep, spawnService, type Service } from './service.js';
 
@@ -15,6 +17,8 @@ import { sleep, spawnService, type Service } from './service.js';
 class CuttableProxy {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  /** Connections stay open but nothing gets through either way. */
+  paused = false;
   constructor(
     readonly port: number,
     private readonly target: { host: string; port: number },
@@ -28,7 +32,9 @@ class CuttableProxy {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => {});
       }
-      client.pipe(upstream).pipe(client);
+      // forwarded by hand so that a pause can swallow the bytes (a network gone silent)
+      client.on('data', (chunk) => this.paused || upstream.write(chunk));
+      upstream.on('data', (chunk) => this.paused || client.write(chunk));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -37,6 +43,12 @@ class CuttableProxy {
       server.listen(this.port, '127.0.0.1', resolve);
     });
     this.server = server;
+  }
+
+  /** Ends every connection (they lost bytes while paused) and forwards again. */
+  resume(): void {
+    for (const s of this.sockets) s.destroy();
+    this.paused = false;
   }
 
   async cut(): Promise<void> {
@@ -60,13 +72,13 @@ async function call(url: string, token: string, init: RequestInit = {}): Promise
   return { status: res.status, code: body.code, ms: performance.now() - start };
 }
 
-async function seedIntegration(service: Service): Promise<string> {
+async function seedIntegration(service: Service, webhookUrl?: string): Promise<string> {
   const brand = await call(`${service.url}/api/staff/v1/brands`, STAFF_TOKEN, { method: 'POST', body: JSON.stringify({ name: 'Outage Brand' }) });
   expect(brand.status).toBe(201);
   const res = await fetch(`${service.url}/api/staff/v1/integrations`, {
     method: 'POST',
     headers: { authorization: `Bearer ${STAFF_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ brand_id: 1, name: 'Outage PMS' }),
+    body: JSON.stringify({ brand_id: 1, name: 'Outage PMS', ...(webhookUrl ? { webhook: { url: webhookUrl } } : {}) }),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { data: { api_key: string } }).data.api_key;
@@ -164,9 +176,14 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', () => {
     const viaProxy = new URL(scratch.env.DATABASE_URL);
     viaProxy.host = `127.0.0.1:${proxy.port}`;
     const service = await spawnService({ DATABASE_URL: viaProxy.toString() });
+    const receiver = await startReceiver();
+    const createProperty = (key: string, name: string) =>
+      call(`${service.url}/api/integrations/v1/properties`, key, { method: 'POST', body: JSON.stringify(createBody({ name })), headers: { 'idempotency-key': `outage-${name}` } });
     try {
       await service.ready();
-      const key = await seedIntegration(service);
+      const key = await seedIntegration(service, `${receiver.url}/hook`);
+      expect((await createProperty(key, 'Before')).status).toBe(201);
+      await receiver.waitFor((r) => r.some((q) => q.json?.type === 'property.changed'), 20_000, 'delivery before the cut');
       expect((await call(`${service.url}/api/integrations/v1/me`, key)).status).toBe(200);
       await waitFor(async () => (await backendsOf(dbName, admin)).includes('doorloom-listen'), 10_000);
 
@@ -193,11 +210,50 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', () => {
       await proxy.open();
       const recoveredIn = await waitFor(async () => (await call(`${service.url}/api/integrations/v1/me`, key)).status === 200, 15_000);
       expect(recoveredIn).toBeLessThan(15_000);
+      console.log(`503 answers while cut in ${during.map((a) => Math.round(a.ms)).join(', ')} ms; recovered ${Math.round(recoveredIn)} ms after restore`);
       expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
       expect((await call(`${service.url}/api/staff/v1/brands`, STAFF_TOKEN, { method: 'POST', body: JSON.stringify({ name: 'After' }) })).status).toBe(201);
       // the LISTEN connection reconnects by itself (capped backoff)
       await waitFor(async () => (await backendsOf(dbName, admin)).includes('doorloom-listen'), 15_000);
+      // the delivery worker (and its claims connection) is back at work
+      const before = receiver.requests.length;
+      expect((await createProperty(key, 'After')).status).toBe(201);
+      await receiver.waitFor((r) => r.slice(before).some((q) => q.json?.type === 'property.changed' && JSON.stringify(q.json).includes('After')), 30_000, 'delivery after recovery');
       expect(service.child.exitCode).toBeNull();
+    } finally {
+      await service.stop();
+      await proxy.cut();
+      await receiver.close();
+    }
+  });
+
+  it('the database goes silent (connections open, nothing answers): 503 DATABASE_UNAVAILABLE within the time limits, then recovery', async () => {
+    const target = new URL(databaseUrl!);
+    const proxy = new CuttableProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+    await proxy.open();
+    const viaProxy = new URL(scratch.env.DATABASE_URL);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const service = await spawnService({ DATABASE_URL: viaProxy.toString() });
+    try {
+      await service.ready();
+      const key = await seedIntegration(service);
+      expect((await call(`${service.url}/api/integrations/v1/me`, key)).status).toBe(200);
+
+      proxy.paused = true;
+      const during = await Promise.all([
+        call(`${service.url}/api/integrations/v1/me`, key),
+        call(`${service.url}/api/staff/v1/brands`, STAFF_TOKEN, { method: 'POST', body: JSON.stringify({ name: 'Silent' }) }),
+      ]);
+      for (const a of during) {
+        expect(a).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+        expect(a.ms).toBeLessThan(12_000); // pooled connection: the 10 s read limit; a new one: 5 s
+      }
+      console.log(`503 answers while silent in ${during.map((a) => Math.round(a.ms)).join(', ')} ms`);
+      expect(service.child.exitCode).toBeNull();
+
+      proxy.resume();
+      await waitFor(async () => (await call(`${service.url}/api/integrations/v1/me`, key)).status === 200, 20_000);
+      expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
     } finally {
       await service.stop();
       await proxy.cut();

@@ -496,6 +496,8 @@ export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
     try {
       await authenticate(request, reply);
     } catch (error) {
+      // Only a refused credential is a failed authentication (not, say, the database being away).
+      if (!(error instanceof AppError && (error.status === 401 || error.status === 403))) throw error;
       const [failed] = await store.hit(window, [failureBucket]);
       // Failures racing each other past the limit: the ones beyond it are refused like the rest.
       if (failed > failures.limit) throw lockedOut(resetSeconds);

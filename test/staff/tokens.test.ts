@@ -205,6 +205,24 @@ describe('bootstrap tokens at start', () => {
     expect((await as(named, 'GET', '/staff-tokens')).statusCode).toBe(200);
   });
 
+  it('without STAFF_TOKEN, a database with no live token gets one generated token, once', async () => {
+    const fresh = await createTestContext({ STAFF_TOKEN: '' });
+    try {
+      // createTestContext ran ensureStaffToken once already
+      const rows = await fresh.deps.db.selectFrom('staff_tokens').select(['kind', 'name', 'revoked_at']).execute();
+      expect(rows).toEqual([{ kind: 'bootstrap', name: 'generated at first start', revoked_at: null }]);
+      expect(await ensureStaffToken(fresh.deps)).toBeNull();
+      await fresh.deps.db.updateTable('staff_tokens').set({ revoked_at: new Date() }).execute();
+      const token = await ensureStaffToken(fresh.deps);
+      expect(token).toMatch(/^dls_[A-Za-z0-9]{40}$/);
+      const res = await fresh.app.inject({ method: 'GET', url: `${STAFF_PREFIX}/staff-tokens`, headers: { authorization: `Bearer ${token}` } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data).toHaveLength(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('refuses to revoke the last live token', async () => {
     // Revoke every named token, then try the last one, STAFF_TOKEN set elsewhere (no configured token here).
     const unconfigured = { ...ctx.deps, config: { ...ctx.deps.config, staffToken: null } };

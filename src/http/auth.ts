@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
+import { listen } from '../db/listener.js';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
+import { authenticateStaffToken } from '../modules/integrations/staff-tokens.service.js';
 import { AppError } from './errors.js';
+import { guardStaff } from './rate-limit.js';
 
 export interface IntegrationContext {
   id: number;
@@ -15,12 +17,14 @@ export interface IntegrationContext {
 declare module 'fastify' {
   interface FastifyRequest {
     integration: IntegrationContext;
+    /** The staff API: id of the staff token the request authenticated with. */
+    staffTokenId: number;
   }
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/i; // the auth scheme is case-insensitive (RFC 9110)
 
-function bearerToken(request: FastifyRequest): string | null {
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return null;
   return BEARER.exec(header.trim())?.[1] ?? null;
@@ -29,10 +33,7 @@ function bearerToken(request: FastifyRequest): string | null {
 const unauthenticated = () => new AppError(401, 'UNAUTHENTICATED', 'A valid API key is required: send Authorization: Bearer <API_KEY>.');
 
 async function isStaffToken(deps: Deps, token: string): Promise<boolean> {
-  if (!token.startsWith('dls_')) return false;
-  const hash = sha256Hex(token);
-  const row = await deps.db.selectFrom('staff_tokens').select('token_hash').where('token_hash', '=', hash).executeTakeFirst();
-  return !!row && digestsEqual(row.token_hash, hash);
+  return (await authenticateStaffToken(deps, token)) !== null;
 }
 
 interface KeyRow {
@@ -54,6 +55,8 @@ const CACHE_MS = 2000;
 const CACHE_MAX = 10_000;
 const caches = new WeakMap<object, Map<string, { row: KeyRow; until: number }>>();
 export const AUTH_CHANNEL = 'doorloom_integration_auth';
+/** Databases whose change listener is not connected: nothing is cached for them meanwhile. */
+const unheard = new WeakSet<object>();
 
 function cacheOf(deps: Pick<Deps, 'db'>) {
   let cache = caches.get(deps.db);
@@ -90,6 +93,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
     cache.delete(hash);
     return undefined;
   }
+  if (unheard.has(deps.db)) return row; // another process's revocation could not reach us
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(hash, { row, until: now + CACHE_MS });
   return row;
@@ -97,7 +101,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
 
 /** onRequest hook of the integrations API: resolves the API key to its integration. */
 export function integrationAuth(deps: Deps) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw unauthenticated();
     const integration = await findIntegrationByKey(deps, token);
@@ -116,60 +120,56 @@ export function integrationAuth(deps: Deps) {
       slug: integration.slug,
       status: integration.status,
     };
+    // Every later log line of the request (its completion included) names the integration.
+    request.log = reply.log = request.log.child({ integration_id: integration.id });
   };
 }
 
-/** onRequest hook of the staff API. */
+/** onRequest hook of the staff API, behind its rate limits (guardStaff). */
 export function staffAuth(deps: Deps) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return guardStaff(deps, async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw new AppError(401, 'UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
-    if (await isStaffToken(deps, token)) return;
+    const staffTokenId = await authenticateStaffToken(deps, token);
+    if (staffTokenId !== null) {
+      request.staffTokenId = staffTokenId;
+      return;
+    }
     if (await findIntegrationByKey(deps, token)) {
       throw new AppError(403, 'NOT_STAFF_TOKEN', 'An integration API key cannot call the staff API.');
     }
     throw new AppError(401, 'UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
-  };
+  });
 }
 
 /**
  * PostgreSQL: listens for other processes' forgetIntegration notifications on a connection of its
- * own. While the connection is down nothing can be trusted to arrive, so the cache is emptied and
- * the connection retried.
+ * own (src/db/listener.ts). Until it is listening, and whenever the connection is down, nothing
+ * could tell this process of a revoked key: the cache is emptied and nothing is cached, so every
+ * request reads the key from the database.
  */
 export function listenForAuthChanges(deps: Deps, databaseUrl: string): { stop(): Promise<void> } {
-  let client: pg.Client | null = null;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    c.on('notification', (message) => {
-      const id = Number(message.payload);
+  unheard.add(deps.db);
+  forgetIntegrationLocally(deps, null);
+  const listener = listen({
+    url: databaseUrl,
+    channels: AUTH_CHANNEL,
+    applicationName: 'doorloom-listen',
+    log: deps.log,
+    onMessage(_channel, payload) {
+      const id = Number(payload);
       forgetIntegrationLocally(deps, Number.isInteger(id) ? id : null);
-    });
-    c.on('error', (error) => {
-      deps.log.warn({ err: error }, 'auth change listener lost its connection');
-      forgetIntegrationLocally(deps, null);
-      c.end().catch(() => {});
-      if (!stopped) retry = setTimeout(() => void connect(), 1000);
-    });
-    try {
-      await c.connect();
-      await c.query(`listen ${AUTH_CHANNEL}`);
-      client = c;
+    },
+    onState(state) {
+      if (state === 'up') unheard.delete(deps.db);
+      else unheard.add(deps.db);
       forgetIntegrationLocally(deps, null); // whatever changed while no one listened
-    } catch (error) {
-      deps.log.warn({ err: error }, 'auth change listener could not connect');
-      c.end().catch(() => {});
-      if (!stopped) retry = setTimeout(() => void connect(), 1000);
-    }
-  };
-  void connect();
+    },
+  });
   return {
     async stop() {
-      stopped = true;
-      clearTimeout(retry);
-      await client?.end().catch(() => {});
+      await listener.stop();
+      unheard.delete(deps.db);
     },
   };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateOpenApi } from '../scripts/openapi-document.js';
 import { createTestContext, type TestContext, type TestIntegration } from './helpers/context.js';
 import { createBody, newKey } from './properties/fixtures.js';
+import { bookingBody } from './bookings/fixtures.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -96,7 +97,7 @@ describe('OpenAPI document', () => {
   it('lists every failure status the service can answer, in the envelope', () => {
     for (const { path, method, op, partner } of operations()) {
       const statuses = Object.keys(op.responses);
-      const expected = ['400', '401', '403', '408', '414', '503', ...(partner ? ['429'] : [])];
+      const expected = ['400', '401', '403', '408', '414', '431', '503', ...(partner ? ['429'] : [])];
       if (op.requestBody) expected.push('413', '415', '422');
       if ((op.parameters ?? []).some((p: Any) => p.in === 'path')) expected.push('404');
       for (const status of expected) expect(statuses, `${method} ${path} lists ${status}`).toContain(status);
@@ -153,7 +154,10 @@ describe('OpenAPI document', () => {
 
   it('passes `redocly lint` (recommended rules) with no errors', async () => {
     const bin = new URL('../node_modules/.bin/redocly', import.meta.url).pathname;
-    const result = await promisify(execFile)(bin, ['lint', 'docs/openapi.json', '--format=stylish'], { cwd: new URL('..', import.meta.url).pathname }).catch((error: Any) => error);
+    const result = await promisify(execFile)(bin, ['lint', 'docs/openapi.json', '--format=stylish'], {
+      cwd: new URL('..', import.meta.url).pathname,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    }).catch((error: Any) => error);
     expect(result.stdout + result.stderr).not.toMatch(/\berror\b/);
     expect(result.code ?? 0).toBe(0);
   }, 60_000);
@@ -181,9 +185,15 @@ describe('the document describes what the service sends', () => {
     check('Integration', me.json().data);
     for (const name of ['x-request-id', 'ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining']) expect(me.headers).toHaveProperty([name]);
 
-    const created = await ctx.api(integration.apiKey, 'POST', '/properties', createBody({ external_id: 'OA-1' }), { 'idempotency-key': newKey() });
+    const created = await ctx.api(integration.apiKey, 'POST', '/properties', createBody({ external_id: 'OA-1', units: [{ name: 'Room', external_id: 'OA-1-U1' }] }), { 'idempotency-key': newKey() });
     expect(created.statusCode).toBe(201);
     check('PropertyBlock', created.json().data);
+    const booking = await ctx.api(integration.apiKey, 'POST', '/bookings', bookingBody(ctx, { id: created.json().data.doorloom_id, externalId: 'OA-1', unitIds: [], aliases: ['OA-1-U1'] }), { 'idempotency-key': newKey() });
+    expect(booking.statusCode).toBe(201);
+    check('Booking', booking.json().data);
+    const read = await ctx.api(integration.apiKey, 'GET', `/bookings/${booking.json().data.id}`);
+    check('Booking', read.json().data);
+    expect(read.headers.etag).toBe('"1"');
     const detail = await ctx.api(integration.apiKey, 'GET', '/properties/OA-1');
     check('PropertyDetail', detail.json().data);
     const today = new Date(ctx.deps.clock.nowMs() + 5.5 * 3600_000).toISOString().slice(0, 10);
@@ -198,6 +208,7 @@ describe('the document describes what the service sends', () => {
     expect(rows.length).toBeGreaterThan(5);
     check('Cursor', events.json().cursor);
     for (const row of rows) check('EventRow', row);
+    expect(new Set(rows.map((r: Any) => r.event.type))).toEqual(new Set(['property.changed', 'inventory.changed', 'availability.changed', 'rates.changed', 'restrictions.changed', 'booking.changed']));
 
     const refused = await ctx.api(integration.apiKey, 'POST', '/properties', { name: '' }, { 'idempotency-key': newKey() });
     expect(refused.statusCode).toBe(422);

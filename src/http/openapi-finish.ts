@@ -125,8 +125,15 @@ const FAILURES: Record<string, { description: string; when: (op: OperationInfo) 
   '414': { description: 'URI_TOO_LONG: a path segment is too long.', when: () => true },
   '415': { description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`.', when: (op) => op.hasBody },
   '422': { description: 'VALIDATION_FAILED (`errors` keyed by dotted field path) or another refusal named by `code`; do not retry unchanged.', when: (op) => op.hasBody || op.hasQuery },
+  '431': { description: 'HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB.', when: () => true },
   '429': { description: 'RATE_LIMITED: wait `Retry-After`, then send the same request.', when: (op) => op.partner, retryAfter: true },
   '503': { description: 'DATABASE_UNAVAILABLE or the service is shutting down: retry after a pause.', when: () => true, retryAfter: true },
+};
+
+/** The staff API's own wording where it differs (its token, its refusals). */
+const STAFF_FAILURES: Record<string, string> = {
+  '401': 'UNAUTHENTICATED: no bearer token, or not a valid staff token.',
+  '403': 'NOT_STAFF_TOKEN: a valid bearer token that is not a staff token.',
 };
 
 const HEADERS: Record<string, JsonObject> = {
@@ -236,7 +243,7 @@ export function finishOpenApi(input: JsonObject): JsonObject {
           responses[status] = ref('responses', `Failure${status}`);
         } else {
           responses[status] = {
-            description: describedHere ?? shared?.description ?? 'Failure',
+            description: describedHere ?? (op.partner ? undefined : STAFF_FAILURES[status]) ?? shared?.description ?? 'Failure',
             headers: { ...commonHeaders(op.partner), ...(status === '429' || status === '503' ? { 'Retry-After': ref('headers', 'Retry-After') } : {}) },
             content: { 'application/json': { schema: schemaRef('ErrorEnvelope') } },
           };

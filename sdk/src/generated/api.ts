@@ -1252,6 +1252,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB. */
+        Failure431: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description DATABASE_UNAVAILABLE or the service is shutting down: retry after a pause. */
         Failure503: {
             headers: {
@@ -1326,6 +1340,7 @@ export interface operations {
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1374,6 +1389,7 @@ export interface operations {
             414: components["responses"]["Failure414"];
             422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1448,6 +1464,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1551,6 +1568,7 @@ export interface operations {
             415: components["responses"]["Failure415"];
             422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1647,6 +1665,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1688,6 +1707,7 @@ export interface operations {
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1763,6 +1783,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1829,6 +1850,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1895,6 +1917,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -1961,6 +1984,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2021,6 +2045,7 @@ export interface operations {
             414: components["responses"]["Failure414"];
             422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2092,6 +2117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2143,6 +2169,7 @@ export interface operations {
             414: components["responses"]["Failure414"];
             422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2243,6 +2270,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2284,6 +2312,7 @@ export interface operations {
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2350,6 +2379,7 @@ export interface operations {
             415: components["responses"]["Failure415"];
             422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2392,6 +2422,7 @@ export interface operations {
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2459,6 +2490,7 @@ export interface operations {
             415: components["responses"]["Failure415"];
             422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2511,6 +2543,7 @@ export interface operations {
             415: components["responses"]["Failure415"];
             422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };
@@ -2564,6 +2597,7 @@ export interface operations {
             415: components["responses"]["Failure415"];
             422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
         };
     };

@@ -56,7 +56,7 @@ export async function spawnService(env: Record<string, string | undefined>, opti
     exited,
     stdout: () => out,
     stderr: () => err,
-    async ready(timeoutMs = 60_000) {
+    async ready(timeoutMs = 180_000) {
       const until = performance.now() + timeoutMs;
       for (;;) {
         if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}): ${out}${err}`);

@@ -35,7 +35,10 @@ export function causeOf(error: unknown): string {
 function startFailure(config: Config, error: unknown): never {
   if (error instanceof ConfigError) fail(`configuration error: ${error.message}`, 2);
   const code = (error as { code?: string }).code;
-  if (config.databaseUrl?.startsWith('postgres') && (isDatabaseUnavailable(error) || /^(28|3D)/.test(code ?? '') || /^(28|3D)/.test(String((error as { cause?: { code?: string } }).cause?.code ?? '')))) {
+  const sqlState = String((error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code ?? '');
+  // 28xxx: the login was refused; 3D000: no such database
+  const refused = /^(28|3D)/.test(sqlState);
+  if (config.databaseUrl?.startsWith('postgres') && (isDatabaseUnavailable(error) || refused)) {
     fail(`cannot reach the database at ${describeDatabaseUrl(config.databaseUrl)}: ${causeOf(error)}`, 1);
   }
   if (code === 'EADDRINUSE') fail(`cannot listen on ${config.host}:${config.port}: the port is in use (set PORT to a free one)`, 1);

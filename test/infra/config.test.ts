@@ -11,7 +11,7 @@ async function startFails(env: Record<string, string | undefined>) {
   return { code, stderr: service.stderr(), stdout: service.stdout() };
 }
 
-describe('configuration errors (real process)', () => {
+describe('configuration errors (real process)', { timeout: 180_000 }, () => {
   const cases: Array<[string, Record<string, string | undefined>, RegExp]> = [
     ['SECRETS_KEY too short', { SECRETS_KEY: 'abc' }, /SECRETS_KEY must be 32 bytes/],
     ['PORT not a number', { PORT: 'x' }, /PORT must be an integer/],
@@ -35,7 +35,7 @@ describe('configuration errors (real process)', () => {
       expect(lines[0], name).toMatch(pattern);
       expect(result.stderr, name).not.toMatch(/\n\s+at /);
     });
-  }, 180_000); // nine service processes start at once: slow on a loaded machine
+  }); // nine service processes start at once: slow on a loaded machine (the describe's budget)
 
   it('an unreachable PostgreSQL: exit 1 and one line naming host, port and cause', async () => {
     const port = await freePort(); // nothing listens there

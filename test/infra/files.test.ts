@@ -20,7 +20,7 @@ async function modesUnder(dir: string): Promise<Array<[string, number]>> {
   return out;
 }
 
-describe('DATA_DIR permissions (real process, embedded database)', () => {
+describe('DATA_DIR permissions (real process, embedded database)', { timeout: 240_000 }, () => {
   it('started with umask 000 over a loose existing DATA_DIR: the directory is 0700 and no file is readable by others', async () => {
     const root = await mkdtemp(path.join(os.tmpdir(), 'doorloom-files-'));
     dirs.push(root);

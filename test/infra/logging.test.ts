@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-describe('logs', () => {
+describe('logs', { timeout: 240_000 }, () => {
   it('every log line of an authenticated request, its completion included, carries integration_id', async () => {
     const lines: Array<Record<string, unknown>> = [];
     const sink = new Writable({

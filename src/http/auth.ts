@@ -24,7 +24,7 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/i; // the auth scheme is case-insensitive (RFC 9110)
 
-function bearerToken(request: FastifyRequest): string | null {
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return null;
   return BEARER.exec(header.trim())?.[1] ?? null;

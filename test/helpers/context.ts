@@ -9,6 +9,7 @@ import type { Deps } from '../../src/deps.js';
 import { createClock } from '../../src/lib/clock.js';
 import { createSecretBox } from '../../src/lib/secrets.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
+import { createMetrics } from '../../src/modules/metrics/metrics.js';
 import pino from 'pino';
 import { expect } from 'vitest';
 
@@ -80,6 +81,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     log: pino({ level: 'silent' }),
     signals: new EventEmitter(),
   };
+  deps.metrics = createMetrics(deps, { poolStats: database.poolStats });
   await ensureStaffToken(deps);
   const app = await buildApp(deps);
   await app.ready();

@@ -61,5 +61,5 @@ describe('staff tokens across restarts of the real process', () => {
     } finally {
       await stopGracefully(second);
     }
-  });
+  }, 240_000); // two starts of the real process on a loaded machine
 });

@@ -163,6 +163,27 @@ describe('named staff tokens', () => {
   });
 });
 
+describe('request logs', () => {
+  it('name the staff token once it is authenticated, and who revoked which token', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const app = await buildApp({ ...ctx.deps, log: logger }, { logger });
+    await app.ready();
+    try {
+      const { staff_token } = await mint('logged');
+      const res = await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${staff_token.id}`, undefined, app);
+      expect(res.statusCode).toBe(200);
+      const own = ((await as(STAFF_TOKEN, 'GET', '/staff-tokens', undefined, app)).json().data as Array<{ id: number; kind: string }>).find((t) => t.kind === 'bootstrap')!;
+      const completed = lines.filter((l) => l.msg === 'request completed');
+      expect(completed.length).toBeGreaterThanOrEqual(2);
+      for (const line of completed) expect(line.staff_token_id).toBe(own.id);
+      expect(lines.find((l) => l.msg === 'staff token revoked')).toMatchObject({ staff_token_id: own.id, revoked_staff_token_id: staff_token.id });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('credentials in answers are not cached', () => {
   it('integration create and both rotations send Cache-Control: no-store', async () => {
     const brandId = await ctx.createBrand();

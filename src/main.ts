@@ -144,6 +144,7 @@ async function primary(config: Config): Promise<void> {
     startFailure(config, error);
   }
   await runtime.database.close();
+  serveClusterMetrics();
 
   let stopping = false;
   serveClusterMetrics();

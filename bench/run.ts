@@ -567,6 +567,7 @@ async function main() {
     }
   }
 
+  if (wanted('sdk')) for (const row of await (await import('./scenarios/sdk.js')).sdkRows(log)) push(row);
   await baselineServer.stop();
 
   // ---- report -------------------------------------------------------------------------------------

@@ -18,6 +18,9 @@ import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/c
 import { registerEventRoutes } from './modules/events/events.routes.js';
 import { registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
+import { registerStaffListingRoutes } from './modules/console/console.routes.js';
+import { registerConsole } from './modules/console/console.assets.js';
+import { registerMetrics } from './modules/metrics/metrics.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -104,6 +107,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   countUnrouted = rateLimiter.countUnrouted;
 
   installErrorHandling(app);
+  registerMetrics(app, deps);
 
   await app.register(swagger, {
     openapi: {
@@ -123,6 +127,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: false } });
 
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerConsole(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     try {
@@ -155,6 +160,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffCalendarRoutes(staff, deps);
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);
+      registerStaffListingRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import type { Deps } from './deps.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { loadClockOffset } from './modules/integrations/integrations.sql.js';
+import { createMetrics } from './modules/metrics/metrics.js';
 
 /** The key that seals webhook secrets: SECRETS_KEY, or (embedded only) one kept in DATA_DIR. */
 export async function resolveSecretsKey(config: Config): Promise<Buffer> {
@@ -104,5 +106,7 @@ export async function createRuntime(config: Config, logger = pino({ level: confi
     signals: new EventEmitter(),
   };
   deps.signals.setMaxListeners(100);
+  // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
+  deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
   return { deps, database, migrations };
 }

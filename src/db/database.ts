@@ -14,7 +14,15 @@ export type Engine = 'postgres' | 'pglite';
 export interface Database {
   db: Kysely<DB>;
   engine: Engine;
+  /** PostgreSQL: the connection pool's counts now (/metrics). */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 // int8 → number (sequences and ids stay far below 2^53), numeric → number (money has two decimals),
@@ -143,7 +151,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
     const db = watched(new PostgresDialect({ pool }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
-    return { db, engine: 'postgres', close: () => db.destroy() };
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, engine: 'postgres', poolStats, close: () => db.destroy() };
   }
   const shared = options.pglite;
   const pglite = shared ?? (await openPGlite(options.url === 'memory:' ? null : options.dataDir));

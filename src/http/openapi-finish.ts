@@ -126,7 +126,7 @@ const FAILURES: Record<string, { description: string; when: (op: OperationInfo) 
   '415': { description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`.', when: (op) => op.hasBody },
   '422': { description: 'VALIDATION_FAILED (`errors` keyed by dotted field path) or another refusal named by `code`; do not retry unchanged.', when: (op) => op.hasBody || op.hasQuery },
   '431': { description: 'HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB.', when: () => true },
-  '429': { description: 'RATE_LIMITED: wait `Retry-After`, then send the same request.', when: (op) => op.partner, retryAfter: true },
+  '429': { description: 'RATE_LIMITED: wait `Retry-After`, then send the same request.', when: () => true, retryAfter: true },
   '503': { description: 'DATABASE_UNAVAILABLE or the service is shutting down: retry after a pause.', when: () => true, retryAfter: true },
 };
 

@@ -28,6 +28,7 @@ export class FileStore implements SyncStore {
   private readonly data = new Map<string, unknown>();
   private journal: FileHandle | null = null;
   private journalBytes = 0;
+  private broken: Error | null = null;
   private readonly compactBytes: number;
 
   constructor(
@@ -72,10 +73,22 @@ export class FileStore implements SyncStore {
   async commit(batch: Array<[string, unknown]>): Promise<void> {
     if (!this.journal) throw new Error('FileStore: load() first');
     if (batch.length === 0) return;
+    if (this.broken) throw this.broken;
     const body = JSON.stringify(batch);
     const line = `${digest(body)} ${body}\n`;
-    await this.journal.write(line);
-    await this.journal.datasync();
+    try {
+      await this.journal.write(line);
+      await this.journal.datasync();
+    } catch (error) {
+      // A partly written line would hide every later batch behind its bad digest on the next
+      // load: cut the journal back to the last whole batch, or refuse all further commits.
+      try {
+        await this.journal.truncate(this.journalBytes);
+      } catch {
+        this.broken = new Error(`FileStore: the journal in ${this.dir} could not be restored after a failed write; restart to recover`);
+      }
+      throw error;
+    }
     this.journalBytes += Buffer.byteLength(line);
     this.apply(batch);
     if (this.journalBytes > this.compactBytes) await this.compact();

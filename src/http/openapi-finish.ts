@@ -412,12 +412,9 @@ function replaceCopies(doc: Doc, canonical: JsonObject, name: string, extend: bo
   };
   doc.paths = visit(doc.paths, true) as Doc['paths'];
   const schemas = (doc.components as Record<string, Record<string, Json>>).schemas!;
-  for (const [other, schema] of Object.entries(schemas)) {
-    // The component's own top is never replaced by a $ref to itself; its inside may hold copies of others.
-    schemas[other] = visit(schema, true);
-    void other;
-  }
-  void name;
+  // A component's own top is never replaced (the named one would become a $ref to itself); its
+  // inside may hold copies.
+  for (const [key, schema] of Object.entries(schemas)) schemas[key] = visit(schema, true);
 }
 
 function commonHeaders(partner: boolean): Record<string, Json> {

@@ -29,6 +29,7 @@ export class FileStore implements SyncStore {
   private journal: FileHandle | null = null;
   private journalBytes = 0;
   private broken: Error | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
   private readonly compactBytes: number;
 
   constructor(
@@ -70,7 +71,14 @@ export class FileStore implements SyncStore {
     return new Map(this.data);
   }
 
-  async commit(batch: Array<[string, unknown]>): Promise<void> {
+  /** Commits one after another, whoever calls: a line must never interleave with another. */
+  commit(batch: Array<[string, unknown]>): Promise<void> {
+    const run = this.queue.then(() => this.append(batch));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async append(batch: Array<[string, unknown]>): Promise<void> {
     if (!this.journal) throw new Error('FileStore: load() first');
     if (batch.length === 0) return;
     if (this.broken) throw this.broken;
@@ -113,6 +121,7 @@ export class FileStore implements SyncStore {
   }
 
   async close(): Promise<void> {
+    await this.queue;
     await this.journal?.close();
     this.journal = null;
   }

@@ -62,7 +62,7 @@ export class SyncEngine {
   private catchUpAgain = false;
   private backfillRun: Promise<void> | null = null;
   private stopped = false;
-  private polling = false;
+  private pollRun: Promise<void> | null = null;
   private readonly now: () => number;
 
   constructor(private readonly options: SyncEngineOptions) {
@@ -85,13 +85,14 @@ export class SyncEngine {
       this.timer = setInterval(() => {
         // the property listing is the only news of a coverage ending; it is read every fifth poll
         const listing = ++ticks % 5 === 0;
-        if (this.polling) return;
-        this.polling = true;
-        this.catchUp()
+        if (this.pollRun) return;
+        this.pollRun = this.catchUp()
           .then(() => this.reconcileBookings())
-          .then(() => (listing ? this.reconcileProperties() : undefined))
+          .then(async () => {
+            if (listing && !this.stopped) await this.reconcileProperties();
+          })
           .catch((error) => this.report(error, 'poll'))
-          .finally(() => (this.polling = false));
+          .finally(() => (this.pollRun = null));
       }, every);
       this.timer.unref();
     }
@@ -109,7 +110,7 @@ export class SyncEngine {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.allSettled([this.catchUpRun, this.backfillRun]);
+    await Promise.allSettled([this.catchUpRun, this.backfillRun, this.pollRun]);
     await this.chain.catch(() => {});
   }
 
@@ -243,6 +244,8 @@ export class SyncEngine {
 
     const listed = await this.reconcileProperties();
     await this.snapshotProperties(listed.ids, today, end);
+    // stopped halfway: some snapshots were never taken, so the backfill is not done
+    if (this.stopped) throw new Error('SyncEngine stopped during the backfill');
 
     let since: string | null = null;
     for (let page = 1; ; page++) {

@@ -2,19 +2,10 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
-import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
 import { announceAppended, appendEvents, type EventDraft } from '../events/events.log.js';
-import {
-  checkBulkCreateBody,
-  checkBulkUpdateBody,
-  checkCreateBody,
-  checkHostUpdateBody,
-  checkUpdateBody,
-  createColumns,
-  updateColumns,
-} from './properties.input.js';
+import { createColumns, updateColumns } from './properties.input.js';
 import {
   initialEventDrafts,
   inventoryDraftFrom,
@@ -28,13 +19,15 @@ import {
   type RetiredAlias,
 } from './properties.payloads.js';
 import { requireCoveredProperty, type CoveredProperty } from './properties.resolve.js';
-import {
-  CoverageBody,
-  type BulkUpdateInput,
-  type CreatePropertyInput,
-  type CreateUnitEntry,
-  type ListQueryInput,
-  type UpdatePropertyInput,
+import type {
+  BulkCreateInput,
+  BulkUpdateBodyInput,
+  CoverageInput,
+  CreatePropertyInput,
+  HostUpdatePropertyInput,
+  CreateUnitEntry,
+  ListQueryInput,
+  UpdatePropertyInput,
 } from './properties.schemas.js';
 import {
   deleteAliases,
@@ -54,8 +47,6 @@ import {
   selectUnits,
 } from './properties.sql.js';
 import { mergeUnits } from './properties.units.js';
-
-const validateCoverageBody = compileBodySchema(CoverageBody);
 
 /** The integration making a partner call. */
 export interface Actor {
@@ -112,10 +103,9 @@ function newUnitRows(propertyId: number, entries: CreateUnitEntry[], now: Date) 
   }));
 }
 
-/** POST /properties: checks the body, then creates. */
-export async function createProperty(deps: Deps, actor: Actor, body: unknown): Promise<PropertyBlockView> {
-  throwIfAny(checkCreateBody(body));
-  return createChecked(deps, actor, body as CreatePropertyInput);
+/** POST /properties (the body checked by the route). */
+export async function createProperty(deps: Deps, actor: Actor, body: CreatePropertyInput): Promise<PropertyBlockView> {
+  return createChecked(deps, actor, body);
 }
 
 /**
@@ -182,10 +172,8 @@ async function refuseHeldAliases(trx: Transaction<DB>, integrationId: number, un
 type Locate = (trx: Transaction<DB>) => Promise<CoveredProperty | null>;
 
 /** PUT /properties/{property}: checks the body, then updates; `external_id` in the body re-maps. */
-export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: unknown): Promise<PropertyBlockView> {
-  const input = body === undefined ? {} : body;
-  throwIfAny(checkUpdateBody(input));
-  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref, true), input as UpdatePropertyInput, true);
+export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: UpdatePropertyInput): Promise<PropertyBlockView> {
+  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref, true), body, true);
 }
 
 /**
@@ -300,9 +288,8 @@ function itemError(deps: Deps, error: unknown): NonNullable<BulkItemResult['erro
  * POST /properties/bulk: the whole batch is checked first (422, nothing written), then each item
  * is created in its own transaction; a refused item fails alone.
  */
-export async function bulkCreate(deps: Deps, actor: Actor, body: unknown): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
-  throwIfAny(checkBulkCreateBody(body));
-  const items = (body as { properties: CreatePropertyInput[] }).properties;
+export async function bulkCreate(deps: Deps, actor: Actor, body: BulkCreateInput): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
+  const items = body.properties;
   const results: BulkItemResult[] = [];
   for (const [index, item] of items.entries()) {
     const externalId = item.external_id ?? null;
@@ -317,9 +304,8 @@ export async function bulkCreate(deps: Deps, actor: Actor, body: unknown): Promi
 }
 
 /** PUT /properties/bulk: as bulk create; items name their property and never re-map it. */
-export async function bulkUpdate(deps: Deps, actor: Actor, body: unknown) {
-  throwIfAny(checkBulkUpdateBody(body));
-  const items = (body as { properties: BulkUpdateInput[] }).properties;
+export async function bulkUpdate(deps: Deps, actor: Actor, body: BulkUpdateBodyInput) {
+  const items = body.properties;
   const results: BulkItemResult[] = [];
   for (const [index, item] of items.entries()) {
     const by = item.doorloom_id !== undefined ? { id: item.doorloom_id } : { externalId: item.external_id! };
@@ -400,9 +386,7 @@ export async function staffPropertyView(deps: Deps, propertyId: number) {
  * partner create (partner mappings in it are ignored); no integration covers it yet, so it is
  * invisible to every integration and records no event.
  */
-export async function hostCreateProperty(deps: Deps, brandId: number, body: unknown) {
-  throwIfAny(checkCreateBody(body));
-  const input = body as CreatePropertyInput;
+export async function hostCreateProperty(deps: Deps, brandId: number, input: CreatePropertyInput) {
   const now = deps.clock.now();
   const id = await deps.db.transaction().execute(async (trx) => {
     if (!(await selectBrand(trx, brandId))) throw notFound('No such brand.');
@@ -435,9 +419,7 @@ async function recordHostChange(
  * Staff `PATCH /properties/{id}`: host edits of the property's groups (address, occupancy, prices,
  * …). Every covering integration gets property.changed, and rates.changed when a price changed.
  */
-export async function hostUpdateProperty(deps: Deps, propertyId: number, body: unknown) {
-  const input = body === undefined ? {} : body;
-  throwIfAny(checkHostUpdateBody(input));
+export async function hostUpdateProperty(deps: Deps, propertyId: number, input: HostUpdatePropertyInput) {
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const appended = await deps.db.transaction().execute(async (trx) => {
@@ -478,10 +460,8 @@ export async function archiveProperty(deps: Deps, propertyId: number) {
  * property of its brand and receives the property's initial state, as on a partner create. Already
  * covered: only a changed `external_id` is applied (with property.changed to that integration).
  */
-export async function coverProperty(deps: Deps, integrationId: number, propertyId: number, body: unknown) {
-  // The body is optional (no body: cover without a mapping).
-  if (body !== undefined && !validateCoverageBody(body)) throw validationFailed(toFieldErrors(validateCoverageBody.errors ?? []));
-  const externalId = (body as { external_id?: string | null } | undefined)?.external_id;
+export async function coverProperty(deps: Deps, integrationId: number, propertyId: number, body: CoverageInput) {
+  const externalId = body.external_id;
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const { created, appended } = await writeTransaction(deps, async (trx) => {

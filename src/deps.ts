@@ -2,10 +2,15 @@ import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
+import type { TableChanges } from './db/changes.js';
 import type { Engine } from './db/database.js';
 import type { DB } from './db/schema.js';
 import type { Clock } from './lib/clock.js';
 import type { SecretBox } from './lib/secrets.js';
+import type { AuthCache } from './http/auth.js';
+import type { IdempotencyStatements } from './http/idempotency.js';
+import type { CounterStore } from './http/rate-limit.js';
+import type { IntegrationViewCache } from './modules/integrations/integrations.service.js';
 
 /**
  * What the service's parts are given: plain parameters, no container.
@@ -20,4 +25,23 @@ export interface Deps {
   secrets: SecretBox;
   log: FastifyBaseLogger;
   signals: EventEmitter;
+  /** This runtime's process state, built once by createRuntime. */
+  state: RuntimeState;
+}
+
+/**
+ * Caches and counters that live as long as a runtime (one database handle in one process). Every
+ * app built on the same Deps shares them; another runtime (a test's second "process") has its own.
+ */
+export interface RuntimeState {
+  /** Counters of the writes made through `db`. */
+  changes: TableChanges;
+  /** API keys verified a moment ago. */
+  authCache: AuthCache;
+  /** GET /me views until a write to what they show. */
+  integrationViews: IntegrationViewCache;
+  /** Batched claim and completion statements of Idempotency-Keys. */
+  idempotency: IdempotencyStatements;
+  /** Request rate counters (a shared table on PostgreSQL). */
+  rateCounters: CounterStore;
 }

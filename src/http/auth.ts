@@ -52,18 +52,15 @@ interface KeyRow {
  */
 const CACHE_MS = 2000;
 const CACHE_MAX = 10_000;
-const caches = new WeakMap<object, Map<string, { row: KeyRow; until: number }>>();
 export const AUTH_CHANNEL = 'doorloom_integration_auth';
 
-function cacheOf(deps: Pick<Deps, 'db'>) {
-  let cache = caches.get(deps.db);
-  if (!cache) caches.set(deps.db, (cache = new Map()));
-  return cache;
-}
+/** Verified keys by key hash; one per runtime (Deps.state.authCache). */
+export type AuthCache = Map<string, { row: KeyRow; until: number }>;
+export const createAuthCache = (): AuthCache => new Map();
 
 /** Drops this process's cached keys of one integration (all of them when id is null). */
-export function forgetIntegrationLocally(deps: Pick<Deps, 'db'>, integrationId: number | null): void {
-  const cache = cacheOf(deps);
+export function forgetIntegrationLocally(deps: Pick<Deps, 'state'>, integrationId: number | null): void {
+  const cache = deps.state.authCache;
   if (integrationId === null) return cache.clear();
   for (const [hash, entry] of cache) if (entry.row.id === integrationId) cache.delete(hash);
 }
@@ -77,7 +74,7 @@ export async function forgetIntegration(deps: Deps, integrationId: number): Prom
 async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow | undefined> {
   if (!token.startsWith('dlk_')) return undefined;
   const hash = sha256Hex(token);
-  const cache = cacheOf(deps);
+  const cache = deps.state.authCache;
   const now = deps.clock.nowMs();
   const hit = cache.get(hash);
   if (hit && hit.until > now) return hit.row;

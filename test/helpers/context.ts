@@ -1,14 +1,12 @@
-import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { API_PREFIX, buildApp, STAFF_PREFIX } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { migrate, openDatabase, openPGlite, type Database } from '../../src/db/database.js';
+import { openPGlite, type Database } from '../../src/db/database.js';
 import type { Deps } from '../../src/deps.js';
-import { createClock } from '../../src/lib/clock.js';
-import { createSecretBox } from '../../src/lib/secrets.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
+import { createRuntime } from '../../src/runtime.js';
 import pino from 'pino';
 import { expect } from 'vitest';
 
@@ -57,25 +55,16 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     TEST_CLOCK: '1',
     WEBHOOK_ALLOW_INSECURE: '1',
     LOG_LEVEL: 'silent',
+    // PostgreSQL needs a key to seal webhook secrets; each context has its own.
+    SECRETS_KEY: randomBytes(32).toString('hex'),
     ...env,
   });
   const schema = `t_${process.env.TEST_RUN_ID ?? 'x'}_${process.pid}_${++schemaCounter}_${randomBytes(3).toString('hex')}`;
-  const database = await openDatabase({
-    url: databaseUrl,
-    dataDir: '',
+  // The runtime is built as the service builds it, on a schema of this context's own.
+  const { deps, database } = await createRuntime(config, pino({ level: 'silent' }), {
     schema,
     pglite: databaseUrl ? undefined : await sharedPGlite(),
   });
-  await migrate(database.db, schema);
-  const deps: Deps = {
-    config,
-    db: database.db,
-    engine: database.engine,
-    clock: createClock(0),
-    secrets: createSecretBox(randomBytes(32)),
-    log: pino({ level: 'silent' }),
-    signals: new EventEmitter(),
-  };
   await ensureStaffToken(deps);
   const app = await buildApp(deps);
   await app.ready();

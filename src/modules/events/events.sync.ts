@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, FieldErrorCollector } from '../../http/errors.js';
 import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
-import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
+import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { createClaims, type Claims } from '../webhooks/webhooks.claims.js';
 import { announceAppended, appendEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
@@ -165,13 +165,20 @@ export async function requestSync(
  * rates and restrictions for each whole month from today to the horizon's end (the order of a
  * property create).
  */
-async function syncDrafts(trx: Transaction<DB>, propertyId: number, types: readonly string[], target: EventTarget, today: string): Promise<EventDraft[]> {
+async function syncDrafts(
+  trx: Transaction<DB>,
+  propertyId: number,
+  types: readonly string[],
+  target: EventTarget,
+  today: string,
+  settings: CalendarSettings,
+): Promise<EventDraft[]> {
   const drafts: EventDraft[] = [];
   if (types.includes('property.changed')) drafts.push(await propertyEventDraft(trx, propertyId, target));
   if (types.includes('inventory.changed')) drafts.push(await inventoryEventDraft(trx, propertyId, target));
   const calendarKinds = (['availability', 'rates', 'restrictions'] as const).filter((k) => types.includes(`${k}.changed`));
   if (calendarKinds.length > 0) {
-    drafts.push(...(await calendarEventDrafts(trx, propertyId, [...calendarKinds], horizonWindows(today, target.horizonDays), target)));
+    drafts.push(...(await calendarEventDrafts(trx, propertyId, [...calendarKinds], horizonWindows(today, target.horizonDays), target, settings)));
   }
   return drafts;
 }
@@ -199,7 +206,7 @@ async function syncStep(deps: Deps, jobId: number): Promise<boolean> {
       propertyId,
       actorIntegrationId: null,
       onlyIntegrationId: job.integration_id,
-      build: (target) => syncDrafts(trx, propertyId, job.types, target, today),
+      build: (target) => syncDrafts(trx, propertyId, job.types, target, today, deps.config),
     });
     await trx
       .updateTable('sync_jobs')

@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { moneyOrNull, roundMoney } from '../../lib/money.js';
 import { formatTimestamp, horizonWindows } from '../../lib/time.js';
-import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
+import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
 import type { EventDraft, EventTarget } from '../events/events.log.js';
 import type { PropertyBlock, PropertyDetail, UnitView } from './properties.schemas.js';
 import { selectAliases, selectPropertiesByIds, selectUnits, type PropertyRow, type UnitRow } from './properties.sql.js';
@@ -181,6 +181,7 @@ export async function initialEventDrafts(
   propertyId: number,
   target: EventTarget,
   today: string,
+  settings: CalendarSettings,
   preloaded?: PropertyState,
 ): Promise<EventDraft[]> {
   const state = preloaded ?? (await stateFor(trx, propertyId, target));
@@ -188,6 +189,6 @@ export async function initialEventDrafts(
   return [
     propertyDraftFrom(state),
     inventoryDraftFrom(state),
-    ...(await calendarEventDrafts(trx, propertyId, ['availability', 'rates', 'restrictions'], windows, target)),
+    ...(await calendarEventDrafts(trx, propertyId, ['availability', 'rates', 'restrictions'], windows, target, settings)),
   ];
 }

@@ -148,7 +148,7 @@ async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInpu
       clock: deps.clock,
       propertyId: row.id,
       actorIntegrationId: actor.integrationId,
-      build: (target) => initialEventDrafts(trx, row.id, target, today, target.integrationId === actor.integrationId ? state : undefined),
+      build: (target) => initialEventDrafts(trx, row.id, target, today, deps.config, target.integrationId === actor.integrationId ? state : undefined),
     });
     return { block: propertyBlock(state), appended };
   });
@@ -249,7 +249,7 @@ async function changeDrafts(
   if (!state) return [];
   const drafts = [propertyDraftFrom(state)];
   if (kinds.inventory) drafts.push(inventoryDraftFrom(state, kinds.retired, target.integrationId));
-  const calendar: CalendarKind[] = [];
+  const calendar: Array<'availability' | 'rates'> = [];
   if (kinds.availability) calendar.push('availability');
   if (kinds.rates) calendar.push('rates');
   if (calendar.length > 0) {
@@ -503,7 +503,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
       propertyId,
       actorIntegrationId: null,
       onlyIntegrationId: integrationId,
-      build: (target) => initialEventDrafts(trx, propertyId, target, today),
+      build: (target) => initialEventDrafts(trx, propertyId, target, today, deps.config),
     });
     return { created: true, appended };
   });

@@ -1,9 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, FieldErrorCollector } from '../../http/errors.js';
-import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
@@ -26,7 +25,7 @@ export const SyncBody = Type.Object({
     }),
   ),
 });
-const validateBody = compileBodySchema(SyncBody);
+export type SyncInput = Static<typeof SyncBody>;
 
 /** `availability` or `availability.changed` → `availability.changed`; null for anything else. */
 function normaliseKind(value: string): EventType | null {
@@ -64,9 +63,11 @@ export interface SyncAccepted {
 export async function requestSync(
   deps: Deps,
   integrationId: number,
-  body: unknown,
+  body: SyncInput,
   /** Told the day's calls left once this call is counted, before any refusal that follows. */
   onCounted?: (remaining: number) => void,
+  /** The route's verdict on the body when it failed validation: answered once the call is counted. */
+  invalidBody?: Error,
 ): Promise<SyncAccepted> {
   const now = deps.clock.nowMs();
   const today = kolkataDate(now);
@@ -89,9 +90,8 @@ export async function requestSync(
   const remaining = SYNC_DAILY_CALLS - counted.calls;
   onCounted?.(remaining);
 
-  const input = body ?? {};
-  if (!validateBody(input)) throw new AppError(422, 'VALIDATION_FAILED', 'The given data was invalid.', toFieldErrors(validateBody.errors ?? []));
-  const { property_ids: propertyIds, types: rawTypes } = input as { property_ids?: number[]; types?: string[] };
+  if (invalidBody) throw invalidBody;
+  const { property_ids: propertyIds, types: rawTypes } = body;
 
   const problems = new FieldErrorCollector();
   const kinds = new Set<EventType>();

@@ -13,11 +13,6 @@ const textAjv = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: tr
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
 
-/** Compiles a schema for the same strict body validation outside a route (the sync body, checked after its call is counted). */
-export function compileBodySchema(schema: object) {
-  return bodyAjv.compile(schema);
-}
-
 type Obj = Record<string, unknown>;
 const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 

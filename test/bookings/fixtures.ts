@@ -16,6 +16,12 @@ export interface Villa {
   aliases: string[];
 }
 
+/** A fresh integration with a villa of its own (a fresh integration keeps a test far below the booking-write tier). */
+export async function integrationWithVilla(ctx: TestContext, units = 3): Promise<{ integ: TestIntegration; villa: Villa }> {
+  const integ = await ctx.createIntegration();
+  return { integ, villa: await createVilla(ctx, integ, units) };
+}
+
 /** Creates a property through POST /properties with `units` aliased units (U1…Un of the property). */
 export async function createVilla(ctx: TestContext, integration: TestIntegration, units = 3, externalId = newRef('P')): Promise<Villa> {
   const aliases = Array.from({ length: units }, (_, i) => `${externalId}-U${i + 1}`);

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
+import { listen } from '../db/listener.js';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
 import { AppError } from './errors.js';
@@ -53,14 +53,18 @@ interface KeyRow {
 const CACHE_MS = 2000;
 const CACHE_MAX = 10_000;
 export const AUTH_CHANNEL = 'doorloom_integration_auth';
-
-/** Verified keys by key hash; one per runtime (Deps.state.authCache). */
-export type AuthCache = Map<string, { row: KeyRow; until: number }>;
-export const createAuthCache = (): AuthCache => new Map();
+/** One per runtime (Deps.state.authCache). */
+export interface AuthCache {
+  /** Verified keys by key hash. */
+  keys: Map<string, { row: KeyRow; until: number }>;
+  /** The change listener is not connected: nothing is cached meanwhile. */
+  unheard: boolean;
+}
+export const createAuthCache = (): AuthCache => ({ keys: new Map(), unheard: false });
 
 /** Drops this process's cached keys of one integration (all of them when id is null). */
 export function forgetIntegrationLocally(deps: Pick<Deps, 'state'>, integrationId: number | null): void {
-  const cache = deps.state.authCache;
+  const cache = deps.state.authCache.keys;
   if (integrationId === null) return cache.clear();
   for (const [hash, entry] of cache) if (entry.row.id === integrationId) cache.delete(hash);
 }
@@ -74,7 +78,7 @@ export async function forgetIntegration(deps: Deps, integrationId: number): Prom
 async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow | undefined> {
   if (!token.startsWith('dlk_')) return undefined;
   const hash = sha256Hex(token);
-  const cache = deps.state.authCache;
+  const cache = deps.state.authCache.keys;
   const now = deps.clock.nowMs();
   const hit = cache.get(hash);
   if (hit && hit.until > now) return hit.row;
@@ -87,6 +91,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
     cache.delete(hash);
     return undefined;
   }
+  if (deps.state.authCache.unheard) return row; // another process's revocation could not reach us
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(hash, { row, until: now + CACHE_MS });
   return row;
@@ -94,7 +99,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
 
 /** onRequest hook of the integrations API: resolves the API key to its integration. */
 export function integrationAuth(deps: Deps) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw unauthenticated();
     const integration = await findIntegrationByKey(deps, token);
@@ -113,6 +118,8 @@ export function integrationAuth(deps: Deps) {
       slug: integration.slug,
       status: integration.status,
     };
+    // Every later log line of the request (its completion included) names the integration.
+    request.log = reply.log = request.log.child({ integration_id: integration.id });
   };
 }
 
@@ -131,42 +138,31 @@ export function staffAuth(deps: Deps) {
 
 /**
  * PostgreSQL: listens for other processes' forgetIntegration notifications on a connection of its
- * own. While the connection is down nothing can be trusted to arrive, so the cache is emptied and
- * the connection retried.
+ * own (src/db/listener.ts). Until it is listening, and whenever the connection is down, nothing
+ * could tell this process of a revoked key: the cache is emptied and nothing is cached, so every
+ * request reads the key from the database.
  */
 export function listenForAuthChanges(deps: Deps, databaseUrl: string): { stop(): Promise<void> } {
-  let client: pg.Client | null = null;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    c.on('notification', (message) => {
-      const id = Number(message.payload);
+  deps.state.authCache.unheard = true;
+  forgetIntegrationLocally(deps, null);
+  const listener = listen({
+    url: databaseUrl,
+    channels: AUTH_CHANNEL,
+    applicationName: 'doorloom-listen',
+    log: deps.log,
+    onMessage(_channel, payload) {
+      const id = Number(payload);
       forgetIntegrationLocally(deps, Number.isInteger(id) ? id : null);
-    });
-    c.on('error', (error) => {
-      deps.log.warn({ err: error }, 'auth change listener lost its connection');
-      forgetIntegrationLocally(deps, null);
-      c.end().catch(() => {});
-      if (!stopped) retry = setTimeout(() => void connect(), 1000);
-    });
-    try {
-      await c.connect();
-      await c.query(`listen ${AUTH_CHANNEL}`);
-      client = c;
+    },
+    onState(state) {
+      deps.state.authCache.unheard = state !== 'up';
       forgetIntegrationLocally(deps, null); // whatever changed while no one listened
-    } catch (error) {
-      deps.log.warn({ err: error }, 'auth change listener could not connect');
-      c.end().catch(() => {});
-      if (!stopped) retry = setTimeout(() => void connect(), 1000);
-    }
-  };
-  void connect();
+    },
+  });
   return {
     async stop() {
-      stopped = true;
-      clearTimeout(retry);
-      await client?.end().catch(() => {});
+      await listener.stop();
+      deps.state.authCache.unheard = false;
     },
   };
 }

@@ -6,6 +6,7 @@ import { AppError, FieldErrorCollector } from '../../http/errors.js';
 import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
+import { FailureGate } from '../../lib/backoff.js';
 import { createClaims, type Claims } from '../webhooks/webhooks.claims.js';
 import { announceAppended, appendEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
 
@@ -234,6 +235,7 @@ export function startSyncRunner(deps: Deps, options: { claims?: Claims; pollMs?:
   let stopping = false;
   let running: Promise<void> | null = null;
   let again = false;
+  const gate = new FailureGate('sync runner', deps.log);
 
   async function work(): Promise<void> {
     do {
@@ -252,13 +254,13 @@ export function startSyncRunner(deps: Deps, options: { claims?: Claims; pollMs?:
   }
 
   const kick = () => {
-    if (stopping) return;
+    if (stopping || !gate.open) return;
     if (running) {
       again = true;
       return;
     }
     running = work()
-      .catch((error) => deps.log.warn({ err: error }, 'sync runner failed'))
+      .then(() => gate.succeeded(), (error) => gate.failed(error))
       .finally(() => {
         running = null;
       });

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { Deps } from '../../deps.js';
+import { FailureGate } from '../../lib/backoff.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { API_VERSION } from '../events/events.log.js';
@@ -117,8 +118,10 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
 
   let scanning = false;
   let rescan = false;
+  // While the database is down the scan backs off (capped exponential) instead of failing every second.
+  const scanGate = new FailureGate('webhook scan', deps.log);
   async function scan(): Promise<void> {
-    if (stopping) return;
+    if (stopping || !scanGate.open) return;
     if (scanning) {
       rescan = true;
       return;
@@ -129,8 +132,9 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
         rescan = false;
         for (const id of await dueIntegrations(deps.db, deps.clock.now())) kickOne(id);
       } while (rescan && !stopping);
+      scanGate.succeeded();
     } catch (error) {
-      deps.log.warn({ err: error }, 'webhook scan failed');
+      scanGate.failed(error);
     } finally {
       scanning = false;
     }

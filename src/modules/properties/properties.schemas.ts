@@ -284,12 +284,20 @@ export const BulkResult = Type.Object({
   ),
 });
 
-/** The staff view of a property: every unit (active or not), no partner mappings, its coverage. */
+/** The staff view of a property: the detail without partner mappings, every unit (active or not), its coverage. */
 export const StaffPropertyView = Type.Object({
-  doorloom_id: Type.Integer(),
+  ...Type.Omit(PropertyDetail, ['external_id', 'coverage', 'units']).properties,
   brand_id: Type.Integer(),
-  status: Type.String(),
-  name: Type.String(),
-  units: Type.Array(Type.Object({ inventory_id: Type.Integer(), name: Type.String(), is_active: Type.Boolean(), is_default: Type.Boolean() })),
+  archived_at: Nullable(Type.String()),
+  units: Type.Array(
+    Type.Object({
+      inventory_id: Type.Integer(),
+      name: Type.String(),
+      code: Nullable(Type.String()),
+      is_active: Type.Boolean(),
+      is_default: Type.Boolean(),
+      max_occupancy: Nullable(Type.Integer()),
+    }),
+  ),
   coverage: Type.Array(Type.Object({ integration_id: Type.Integer(), external_id: Nullable(Type.String()) })),
 });

@@ -19,6 +19,7 @@ import {
   type RetiredAlias,
 } from './properties.payloads.js';
 import { requireCoveredProperty, type CoveredProperty } from './properties.resolve.js';
+import type { Static } from '@sinclair/typebox';
 import type {
   BulkCreateInput,
   BulkUpdateBodyInput,
@@ -29,6 +30,7 @@ import type {
   ListQueryInput,
   UpdatePropertyInput,
 } from './properties.schemas.js';
+import type { BulkResult, StaffPropertyView } from './properties.schemas.js';
 import {
   deleteAliases,
   insertAliases,
@@ -261,16 +263,10 @@ async function changeDrafts(
 // ---------------------------------------------------------------------------------------------
 // Bulk
 
-export interface BulkItemResult {
-  index: number;
-  external_id: string | null;
-  doorloom_id: number | null;
-  status: 'created' | 'updated' | 'failed';
-  property?: PropertyBlockView;
-  error?: { code: string; message: string; errors?: Record<string, unknown> };
-}
+/** One entry of a bulk answer, typed from the response schema. */
+export type BulkItemResult = Static<typeof BulkResult>['results'][number] & { status: 'created' | 'updated' | 'failed' };
 
-function bulkData(results: BulkItemResult[]) {
+function bulkData(results: BulkItemResult[]): Static<typeof BulkResult> {
   const succeeded = results.filter((r) => r.status !== 'failed').length;
   return { summary: { requested: results.length, succeeded, failed: results.length - succeeded }, results };
 }
@@ -361,7 +357,7 @@ export async function getProperty(deps: Deps, integrationId: number, ref: string
 // Host and staff (platform side, decisions §9)
 
 /** The staff view: the detail without partner mappings, every unit, and who covers it. */
-export async function staffPropertyView(deps: Deps, propertyId: number) {
+export async function staffPropertyView(deps: Deps, propertyId: number): Promise<Static<typeof StaffPropertyView>> {
   const state = await loadPropertyState(deps.db, null, propertyId, null);
   if (!state) throw notFound('No such property.');
   const { external_id: _e, coverage: _c, units: _u, ...detail } = propertyDetail(state);

@@ -39,13 +39,13 @@ export interface BodyValidation {
   batch?: { field: string; entryRules?: (entry: unknown, prefix: string) => FieldErrors };
 }
 
-/** The schema of an object's property, when that property is an object with required fields. */
-function groupSchemas(schema: unknown): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
+/** An object schema's groups: its required properties that are objects with required fields of their own. */
+function groupsOf(schema: unknown): Set<string> {
+  const groups = new Set<string>();
   const s = schema as { properties?: Record<string, { type?: unknown; required?: string[] }>; required?: string[] } | undefined;
   for (const name of s?.required ?? []) {
     const child = s?.properties?.[name];
-    if (child?.type === 'object' && child.required && child.required.length > 0) groups.set(name, child.required);
+    if (child?.type === 'object' && child.required && child.required.length > 0) groups.add(name);
   }
   return groups;
 }
@@ -55,10 +55,10 @@ function groupSchemas(schema: unknown): Map<string, string[]> {
  * group that has required fields is checked as if the group were sent empty, so each of its
  * required fields is reported under its own key.
  */
-function withGroupsFilledIn(value: unknown, groups: Map<string, string[]>): unknown {
+function withGroupsFilledIn(value: unknown, groups: Set<string>): unknown {
   if (!isObject(value) || groups.size === 0) return value;
   let probe: Obj | undefined;
-  for (const name of groups.keys()) {
+  for (const name of groups) {
     if (value[name] === undefined) (probe ??= { ...value })[name] = {};
   }
   return probe ?? value;
@@ -74,9 +74,9 @@ export function bodyValidation(options: BodyValidation = {}): FastifySchemaCompi
     if (route.httpPart !== 'body') return validatorCompiler(route);
     const schema = route.schema as { properties?: Record<string, { items?: unknown }> };
     const validate = bodyAjv.compile(schema as object);
-    const rootGroups = groupSchemas(schema);
+    const rootGroups = groupsOf(schema);
     const batch = options.batch?.field;
-    const entryGroups = batch ? groupSchemas(schema.properties?.[batch]?.items) : new Map<string, string[]>();
+    const entryGroups = batch ? groupsOf(schema.properties?.[batch]?.items) : new Set<string>();
     const deferred = new Set(options.answeredLater ?? []);
 
     return (data: unknown) => {

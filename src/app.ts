@@ -1,10 +1,12 @@
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './http/auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
 import { failureBody } from './http/envelope.js';
+import { finishOpenApi } from './http/openapi-finish.js';
 import { isDatabaseUnavailable } from './db/database.js';
 import { AppError, databaseUnavailable } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
@@ -16,6 +18,9 @@ import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/c
 import { registerEventRoutes } from './modules/events/events.routes.js';
 import { registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
+import { registerStaffListingRoutes } from './modules/console/console.routes.js';
+import { registerConsole } from './modules/console/console.assets.js';
+import { registerMetrics } from './modules/metrics/metrics.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -102,6 +107,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   countUnrouted = rateLimiter.countUnrouted;
 
   installErrorHandling(app);
+  registerMetrics(app, deps);
 
   await app.register(swagger, {
     openapi: {
@@ -114,9 +120,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    // Named components, every status and header, webhooks: see openapi-finish.ts.
+    transformObject: (document) => finishOpenApi(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as never) as never,
   });
+  // The human-readable reference (Swagger UI), from the same document.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: false } });
 
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerConsole(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     try {
@@ -149,6 +160,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffCalendarRoutes(staff, deps);
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);
+      registerStaffListingRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );

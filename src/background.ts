@@ -1,3 +1,4 @@
+import { startMaintenance } from './db/maintenance.js';
 import type { Deps } from './deps.js';
 import { FailureGate } from './lib/backoff.js';
 import { kolkataDate } from './lib/time.js';
@@ -85,12 +86,14 @@ export function startBackground(deps: Deps): Background {
   const claims = createClaims(deps);
   const delivery = startDeliveryWorker(deps, { claims });
   const sync = startSyncRunner(deps, { claims });
+  // the embedded engine's vacuum and checkpoints (src/db/maintenance.ts); nothing on PostgreSQL
+  const maintenance = startMaintenance(deps);
 
   return {
     async stop() {
       for (const t of timers) clearInterval(t);
       deps.signals.off('clock', runJobs);
-      await Promise.all([delivery.stop(), sync.stop()]);
+      await Promise.all([delivery.stop(), sync.stop(), maintenance.stop()]);
       await claims.close();
     },
   };

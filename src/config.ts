@@ -23,6 +23,12 @@ export interface Config {
   rateLimits: boolean;
   /** Longest a request may take to arrive whole, headers and body (REQUEST_TIMEOUT_SECONDS). */
   requestTimeoutMs: number;
+  /** Staff API requests per minute per source address. */
+  staffRateLimit: number;
+  /** Failed staff authentications per minute per source address; past it every staff call of the address is refused. */
+  staffAuthFailureLimit: number;
+  /** A bearer token that may read /metrics (besides staff tokens). */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +82,16 @@ function databaseUrlSetting(env: NodeJS.ProcessEnv): string | null {
   return raw;
 }
 
+/** `dls_` and 40 base62 characters: the form of every staff token the service mints. */
+export const STAFF_TOKEN_FORMAT = /^dls_[A-Za-z0-9]{40}$/;
+
+function staffToken(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.STAFF_TOKEN?.trim();
+  if (!raw) return null;
+  if (!STAFF_TOKEN_FORMAT.test(raw)) throw new ConfigError('STAFF_TOKEN must be dls_ followed by 40 letters or digits');
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = databaseUrlSetting(env);
   const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
@@ -83,6 +99,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR?.trim() || './data';
   if (dataDir.includes('\0')) throw new ConfigError('DATA_DIR must be a directory path');
   const workers = intSetting(env, 'WORKERS', 1, 1, 64);
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && !/^[A-Za-z0-9_\-.~+/]{16,256}=*$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 characters of letters, digits and -._~+/ (a bearer token)');
+  }
   if (workers > 1 && !databaseUrl?.startsWith('postgres')) {
     throw new ConfigError('WORKERS above 1 needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database lives in one process');
   }
@@ -91,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     databaseUrl,
     dataDir,
-    staffToken: env.STAFF_TOKEN?.trim() || null,
+    staffToken: staffToken(env),
     secretsKey: secretsKeySetting(env),
     testClock: flag(env, 'TEST_CLOCK'),
     webhookAllowInsecure: flag(env, 'WEBHOOK_ALLOW_INSECURE'),
@@ -101,5 +121,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     background: !flag(env, 'NO_BACKGROUND'),
     rateLimits: flag(env, 'RATE_LIMITS', true),
     requestTimeoutMs: intSetting(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
+    staffRateLimit: intSetting(env, 'STAFF_RATE_LIMIT', 600, 1, 1_000_000),
+    staffAuthFailureLimit: intSetting(env, 'STAFF_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
+    metricsToken,
   });
 }

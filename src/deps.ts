@@ -11,11 +11,14 @@ import type { AuthCache } from './http/auth.js';
 import type { IdempotencyStatements } from './http/idempotency.js';
 import type { CounterStore } from './http/rate-limit.js';
 import type { IntegrationViewCache } from './modules/integrations/integrations.service.js';
+import type { StaffTokenUses } from './modules/integrations/staff-tokens.service.js';
+import type { Metrics } from './modules/metrics/metrics.js';
 
 /**
  * What the service's parts are given: plain parameters, no container.
  * `signals` wakes background work in this process: `events` after a commit that recorded events to send
- * (payload: integration ids), `clock` after the test clock moved.
+ * (payload: integration ids), `recorded` after a commit that recorded events (payload: counts by kind),
+ * `clock` after the test clock moved.
  */
 export interface Deps {
   config: Config;
@@ -25,6 +28,8 @@ export interface Deps {
   secrets: SecretBox;
   log: FastifyBaseLogger;
   signals: EventEmitter;
+  /** Prometheus metrics (GET /metrics); absent where nothing is measured. */
+  metrics?: Metrics;
   /** This runtime's process state, built once by createRuntime. */
   state: RuntimeState;
 }
@@ -44,4 +49,6 @@ export interface RuntimeState {
   idempotency: IdempotencyStatements;
   /** Request rate counters (a shared table on PostgreSQL). */
   rateCounters: CounterStore;
+  /** When a staff token's use was last recorded. */
+  staffTokenUses: StaffTokenUses;
 }

@@ -6,6 +6,7 @@ import { listenForAuthChanges } from './http/auth.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { describeDatabaseUrl, isDatabaseUnavailable } from './db/database.js';
 import { ensureStaffToken } from './modules/integrations/integrations.service.js';
+import { serveClusterMetrics } from './modules/metrics/metrics.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
 /**
@@ -143,6 +144,7 @@ async function primary(config: Config): Promise<void> {
     startFailure(config, error);
   }
   await runtime.database.close();
+  serveClusterMetrics();
 
   let stopping = false;
   for (let i = 0; i < config.workers; i++) cluster.fork();

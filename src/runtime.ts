@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { createIntegrationViewCache } from './modules/integrations/integrations.service.js';
 import { loadClockOffset } from './modules/integrations/integrations.sql.js';
+import { createMetrics } from './modules/metrics/metrics.js';
 
 /** The key that seals webhook secrets: SECRETS_KEY, or (embedded only) one kept in DATA_DIR. */
 export async function resolveSecretsKey(config: Config): Promise<Buffer> {
@@ -100,6 +102,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
     integrationViews: createIntegrationViewCache(),
     idempotency: createIdempotencyStatements(database.db),
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
+    staffTokenUses: new Map(),
   };
 }
 
@@ -127,5 +130,7 @@ export async function createRuntime(
     state: createRuntimeState(database, logger),
   };
   deps.signals.setMaxListeners(100);
+  // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
+  deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
   return { deps, database, migrations };
 }

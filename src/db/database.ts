@@ -16,7 +16,15 @@ export interface Database {
   engine: Engine;
   /** Counters of the writes made through `db` (what a cache compares to see a write). */
   changes: TableChanges;
+  /** PostgreSQL: the connection pool's counts now (/metrics). */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 // int8 → number (sequences and ids stay far below 2^53), numeric → number (money has two decimals),
@@ -143,7 +151,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
     const { db, changes } = watched(new PostgresDialect({ pool }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
-    return { db, engine: 'postgres', changes, close: () => db.destroy() };
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, engine: 'postgres', changes, poolStats, close: () => db.destroy() };
   }
   const shared = options.pglite;
   const pglite = shared ?? (await openPGlite(options.url === 'memory:' ? null : options.dataDir));

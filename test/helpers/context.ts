@@ -10,7 +10,7 @@ import { createRuntime } from '../../src/runtime.js';
 import pino from 'pino';
 import { expect } from 'vitest';
 
-export const STAFF_TOKEN = 'dls_TestStaffToken0000000000000000000000000';
+export const STAFF_TOKEN = 'dls_TestStaffToken00000000000000000000000000';
 
 /** The engine under test: PostgreSQL when DATABASE_URL is set, in-memory PGlite otherwise. */
 export const databaseUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
@@ -57,6 +57,10 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     LOG_LEVEL: 'silent',
     // PostgreSQL needs a key to seal webhook secrets; each context has its own.
     SECRETS_KEY: randomBytes(32).toString('hex'),
+    // Suites make thousands of staff calls (and deliberate bad ones) from one address; the real
+    // limits are tested in test/staff/rate-limit.test.ts.
+    STAFF_RATE_LIMIT: '1000000',
+    STAFF_AUTH_FAILURE_LIMIT: '1000000',
     ...env,
   });
   const schema = `t_${process.env.TEST_RUN_ID ?? 'x'}_${process.pid}_${++schemaCounter}_${randomBytes(3).toString('hex')}`;

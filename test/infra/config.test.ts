@@ -35,7 +35,7 @@ describe('configuration errors (real process)', () => {
       expect(lines[0], name).toMatch(pattern);
       expect(result.stderr, name).not.toMatch(/\n\s+at /);
     });
-  });
+  }, 180_000); // nine service processes start at once: slow on a loaded machine
 
   it('an unreachable PostgreSQL: exit 1 and one line naming host, port and cause', async () => {
     const port = await freePort(); // nothing listens there

@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
 import { createRuntime } from '../../src/runtime.js';
 
-const STAFF = 'dls_MeasureStaffToken000000000000000000000000';
+const STAFF = 'dls_MeasureStaffToken00000000000000000000000';
 const url = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
 const rounds = Number(process.env.ROUNDS ?? 5);
 

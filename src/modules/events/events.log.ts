@@ -85,10 +85,13 @@ export interface AppendResult {
   recorded: Map<number, number>;
   /** The integrations among them with a webhook URL and an event to send: the ones delivery wakes for. */
   deliverable: number[];
+  /** Events recorded per kind (for /metrics). */
+  types: Map<string, number>;
 }
 
 /** After the commit: wakes this process's delivery worker for what the append left to send. */
 export function announceAppended(signals: EventEmitter, result: AppendResult | undefined): void {
+  if (result && result.types.size > 0) signals.emit('recorded', result.types);
   if (result && result.deliverable.length > 0) signals.emit('events', result.deliverable);
 }
 
@@ -118,6 +121,7 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
 
   const recorded = new Map<number, number>();
   const deliverable: number[] = [];
+  const types = new Map<string, number>();
   const now = options.clock.now();
   const createdAt = formatTimestamp(now);
   for (const target of targets) {
@@ -181,7 +185,8 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
     }
     if (written === 0) continue;
     recorded.set(target.id, drafts.length);
+    for (const draft of drafts) types.set(draft.type, (types.get(draft.type) ?? 0) + 1);
     if (target.has_webhook && rows.some((r) => r.status === 'pending')) deliverable.push(target.id);
   }
-  return { recorded, deliverable };
+  return { recorded, deliverable, types };
 }

@@ -172,10 +172,16 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   }
 
   async function send(target: Target, id: string, body: string, run: Run): Promise<SendResult> {
-    if (!target.url) return { ok: false, status: null, error: target.urlProblem, durationMs: 0, body: null };
-    const timestamp = Math.floor(deps.clock.nowMs() / 1000);
-    const headers = deliveryHeaders({ slug: target.slug, id, timestamp, body, keys: target.keys });
-    return sender.send({ url: target.url, headers, body, timeoutMs: target.timeoutMs, cancellable: (cancel) => (run.cancel = cancel) });
+    let result: SendResult;
+    if (!target.url) {
+      result = { ok: false, status: null, error: target.urlProblem, durationMs: 0, body: null };
+    } else {
+      const timestamp = Math.floor(deps.clock.nowMs() / 1000);
+      const headers = deliveryHeaders({ slug: target.slug, id, timestamp, body, keys: target.keys });
+      result = await sender.send({ url: target.url, headers, body, timeoutMs: target.timeoutMs, cancellable: (cancel) => (run.cancel = cancel) });
+    }
+    deps.metrics?.deliveryAttempt(result);
+    return result;
   }
 
   /** A paused integration's ping; a 2xx resumes it. */

@@ -2,10 +2,16 @@ import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
+import type { TableChanges } from './db/changes.js';
 import type { Engine } from './db/database.js';
 import type { DB } from './db/schema.js';
 import type { Clock } from './lib/clock.js';
 import type { SecretBox } from './lib/secrets.js';
+import type { AuthCache } from './http/auth.js';
+import type { IdempotencyStatements } from './http/idempotency.js';
+import type { CounterStore } from './http/rate-limit.js';
+import type { IntegrationViewCache } from './modules/integrations/integrations.service.js';
+import type { StaffTokenUses } from './modules/integrations/staff-tokens.service.js';
 import type { Metrics } from './modules/metrics/metrics.js';
 
 /**
@@ -24,4 +30,25 @@ export interface Deps {
   signals: EventEmitter;
   /** Prometheus metrics (GET /metrics); absent where nothing is measured. */
   metrics?: Metrics;
+  /** This runtime's process state, built once by createRuntime. */
+  state: RuntimeState;
+}
+
+/**
+ * Caches and counters that live as long as a runtime (one database handle in one process). Every
+ * app built on the same Deps shares them; another runtime (a test's second "process") has its own.
+ */
+export interface RuntimeState {
+  /** Counters of the writes made through `db`. */
+  changes: TableChanges;
+  /** API keys verified a moment ago. */
+  authCache: AuthCache;
+  /** GET /me views until a write to what they show. */
+  integrationViews: IntegrationViewCache;
+  /** Batched claim and completion statements of Idempotency-Keys. */
+  idempotency: IdempotencyStatements;
+  /** Request rate counters (a shared table on PostgreSQL). */
+  rateCounters: CounterStore;
+  /** When a staff token's use was last recorded. */
+  staffTokenUses: StaffTokenUses;
 }

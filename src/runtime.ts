@@ -5,10 +5,14 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { ConfigError, type Config } from './config.js';
-import { migrate, openDatabase, type Database } from './db/database.js';
-import type { Deps } from './deps.js';
+import { migrate, openDatabase, type Database, type DatabaseOptions } from './db/database.js';
+import type { Deps, RuntimeState } from './deps.js';
+import { createAuthCache } from './http/auth.js';
+import { createIdempotencyStatements } from './http/idempotency.js';
+import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
+import { createIntegrationViewCache } from './modules/integrations/integrations.service.js';
 import { loadClockOffset } from './modules/integrations/integrations.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
 
@@ -92,14 +96,33 @@ export interface Runtime {
   migrations: string[];
 }
 
+/** Where a runtime's database lives beyond the configuration (tests: a schema of their own on a shared database). */
+export type RuntimeDatabaseOptions = Pick<DatabaseOptions, 'schema' | 'pglite' | 'poolSize'>;
+
+/** The process state of a runtime on `database` (see RuntimeState). */
+export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'changes'>, log: Deps['log']): RuntimeState {
+  return {
+    changes: database.changes,
+    authCache: createAuthCache(),
+    integrationViews: createIntegrationViewCache(),
+    idempotency: createIdempotencyStatements(database.db),
+    rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
+    staffTokenUses: new Map(),
+  };
+}
+
 /** Config → database → migrations → deps: everything but the HTTP server and the loops. */
-export async function createRuntime(config: Config, logger = pino({ level: config.logLevel })): Promise<Runtime> {
+export async function createRuntime(
+  config: Config,
+  logger = pino({ level: config.logLevel }),
+  databaseOptions: RuntimeDatabaseOptions = {},
+): Promise<Runtime> {
   const embeddedOnDisk = !config.databaseUrl;
   // the directory first (nobody else may enter it); its files once the database has opened them
   if (embeddedOnDisk) await secureDataDir(config.dataDir, { files: false });
   const key = await resolveSecretsKey(config);
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: logger });
-  const migrations = await migrate(database.db);
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: logger, ...databaseOptions });
+  const migrations = await migrate(database.db, databaseOptions.schema);
   if (embeddedOnDisk) await keepDataDirPrivate(config.dataDir, database, logger);
   const clock = createClock(config.testClock ? await loadClockOffset(database.db) : 0);
   const deps: Deps = {
@@ -110,6 +133,7 @@ export async function createRuntime(config: Config, logger = pino({ level: confi
     secrets: createSecretBox(key),
     log: logger,
     signals: new EventEmitter(),
+    state: createRuntimeState(database, logger),
   };
   deps.signals.setMaxListeners(100);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).

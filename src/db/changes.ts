@@ -135,14 +135,3 @@ export function watchChanges(dialect: Dialect, changes: TableChanges): Dialect {
     createQueryCompiler: () => dialect.createQueryCompiler(),
   };
 }
-
-const registry = new WeakMap<object, TableChanges>();
-
-export function registerChanges(db: Kysely<any>, changes: TableChanges): void {
-  registry.set(db, changes);
-}
-
-/** The change counters of a database handle opened by openDatabase (null for any other). */
-export function changesOf(db: Kysely<any>): TableChanges | null {
-  return registry.get(db) ?? null;
-}

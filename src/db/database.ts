@@ -5,7 +5,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PreparingClient } from './prepared.js';
-import { registerChanges, TableChanges, watchChanges } from './changes.js';
+import { TableChanges, watchChanges } from './changes.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -14,6 +14,8 @@ export type Engine = 'postgres' | 'pglite';
 export interface Database {
   db: Kysely<DB>;
   engine: Engine;
+  /** Counters of the writes made through `db` (what a cache compares to see a write). */
+  changes: TableChanges;
   /** PostgreSQL: the connection pool's counts now (/metrics). */
   poolStats?: () => PoolStats;
   close(): Promise<void>;
@@ -104,12 +106,10 @@ export function describeDatabaseUrl(url: string): string {
   }
 }
 
-/** A Kysely whose writes move its TableChanges (see changesOf). */
-function watched(dialect: Dialect): Kysely<DB> {
+/** A Kysely whose writes move its TableChanges. */
+function watched(dialect: Dialect): { db: Kysely<DB>; changes: TableChanges } {
   const changes = new TableChanges();
-  const db = new Kysely<DB>({ dialect: watchChanges(dialect, changes) });
-  registerChanges(db, changes);
-  return db;
+  return { db: new Kysely<DB>({ dialect: watchChanges(dialect, changes) }), changes };
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -149,18 +149,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         options.log?.warn({ err: error }, 'database connection lost while in use');
       });
     });
-    const db = watched(new PostgresDialect({ pool }));
+    const { db, changes } = watched(new PostgresDialect({ pool }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return { db, engine: 'postgres', poolStats, close: () => db.destroy() };
+    return { db, engine: 'postgres', changes, poolStats, close: () => db.destroy() };
   }
   const shared = options.pglite;
   const pglite = shared ?? (await openPGlite(options.url === 'memory:' ? null : options.dataDir));
   if (options.schema) await pglite.exec(`create schema if not exists "${options.schema}"`);
-  const db = watched(new PGliteDialect(pglite, searchPath ?? undefined));
+  const { db, changes } = watched(new PGliteDialect(pglite, searchPath ?? undefined));
   return {
     db,
     engine: 'pglite',
+    changes,
     close: async () => {
       await db.destroy();
       if (!shared) await pglite.close();

@@ -53,20 +53,19 @@ interface KeyRow {
  */
 const CACHE_MS = 2000;
 const CACHE_MAX = 10_000;
-const caches = new WeakMap<object, Map<string, { row: KeyRow; until: number }>>();
 export const AUTH_CHANNEL = 'doorloom_integration_auth';
-/** Databases whose change listener is not connected: nothing is cached for them meanwhile. */
-const unheard = new WeakSet<object>();
-
-function cacheOf(deps: Pick<Deps, 'db'>) {
-  let cache = caches.get(deps.db);
-  if (!cache) caches.set(deps.db, (cache = new Map()));
-  return cache;
+/** One per runtime (Deps.state.authCache). */
+export interface AuthCache {
+  /** Verified keys by key hash. */
+  keys: Map<string, { row: KeyRow; until: number }>;
+  /** The change listener is not connected: nothing is cached meanwhile. */
+  unheard: boolean;
 }
+export const createAuthCache = (): AuthCache => ({ keys: new Map(), unheard: false });
 
 /** Drops this process's cached keys of one integration (all of them when id is null). */
-export function forgetIntegrationLocally(deps: Pick<Deps, 'db'>, integrationId: number | null): void {
-  const cache = cacheOf(deps);
+export function forgetIntegrationLocally(deps: Pick<Deps, 'state'>, integrationId: number | null): void {
+  const cache = deps.state.authCache.keys;
   if (integrationId === null) return cache.clear();
   for (const [hash, entry] of cache) if (entry.row.id === integrationId) cache.delete(hash);
 }
@@ -80,7 +79,7 @@ export async function forgetIntegration(deps: Deps, integrationId: number): Prom
 async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow | undefined> {
   if (!token.startsWith('dlk_')) return undefined;
   const hash = sha256Hex(token);
-  const cache = cacheOf(deps);
+  const cache = deps.state.authCache.keys;
   const now = deps.clock.nowMs();
   const hit = cache.get(hash);
   if (hit && hit.until > now) return hit.row;
@@ -93,7 +92,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
     cache.delete(hash);
     return undefined;
   }
-  if (unheard.has(deps.db)) return row; // another process's revocation could not reach us
+  if (deps.state.authCache.unheard) return row; // another process's revocation could not reach us
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(hash, { row, until: now + CACHE_MS });
   return row;
@@ -151,7 +150,7 @@ export function staffAuth(deps: Deps) {
  * request reads the key from the database.
  */
 export function listenForAuthChanges(deps: Deps, databaseUrl: string): { stop(): Promise<void> } {
-  unheard.add(deps.db);
+  deps.state.authCache.unheard = true;
   forgetIntegrationLocally(deps, null);
   const listener = listen({
     url: databaseUrl,
@@ -163,15 +162,14 @@ export function listenForAuthChanges(deps: Deps, databaseUrl: string): { stop():
       forgetIntegrationLocally(deps, Number.isInteger(id) ? id : null);
     },
     onState(state) {
-      if (state === 'up') unheard.delete(deps.db);
-      else unheard.add(deps.db);
+      deps.state.authCache.unheard = state !== 'up';
       forgetIntegrationLocally(deps, null); // whatever changed while no one listened
     },
   });
   return {
     async stop() {
       await listener.stop();
-      unheard.delete(deps.db);
+      deps.state.authCache.unheard = false;
     },
   };
 }

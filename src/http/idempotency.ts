@@ -72,6 +72,7 @@ const inProgress = () =>
  */
 export async function claimIdempotencyKey(
   db: Kysely<DB>,
+  statements: IdempotencyStatements,
   input: { integrationId: number; key: string; method: string; path: string; fingerprint: string; nowMs: number },
 ): Promise<ClaimOutcome> {
   const now = new Date(input.nowMs);
@@ -92,7 +93,7 @@ export async function claimIdempotencyKey(
   // A few rounds at most: each lost race means another request changed the record just now.
   for (let round = 0; round < 4; round++) {
     const token = randomToken('', 24);
-    if (await batchersOf(db).insert.run({ integration_id: input.integrationId, key: input.key, ...fresh(token) })) return { kind: 'claimed', token };
+    if (await statements.insert.run({ integration_id: input.integrationId, key: input.key, ...fresh(token) })) return { kind: 'claimed', token };
 
     const row = await db
       .selectFrom('idempotency_keys')
@@ -145,11 +146,11 @@ export async function claimIdempotencyKey(
 
 /** Stores the claimed request's answer; a no-op when the claim was taken over meanwhile. */
 export async function completeIdempotencyKey(
-  db: Kysely<DB>,
+  statements: IdempotencyStatements,
   claim: Claim,
   response: { status: number; contentType: string; body: string },
 ): Promise<void> {
-  await batchersOf(db).complete.run({ ...claim, ...response });
+  await statements.complete.run({ ...claim, ...response });
 }
 
 type NewRecord = Insertable<IdempotencyKeysTable> & { integration_id: number; key: string };
@@ -164,7 +165,7 @@ const byRecordKey = <T extends { integration_id: number; key: string }>(a: T, b:
  * statement runs share the next. Rows go in key order, the same in every process, so concurrent
  * statements cannot deadlock on each other.
  */
-function createBatchers(db: Kysely<DB>) {
+export function createIdempotencyStatements(db: Kysely<DB>) {
   return {
     /** Inserts new records; true for each one inserted (false: the key exists). */
     insert: new StatementBatcher<NewRecord, boolean>(async (records) => {
@@ -196,12 +197,8 @@ function createBatchers(db: Kysely<DB>) {
   };
 }
 
-const batchers = new WeakMap<object, ReturnType<typeof createBatchers>>();
-function batchersOf(db: Kysely<DB>) {
-  let found = batchers.get(db);
-  if (!found) batchers.set(db, (found = createBatchers(db)));
-  return found;
-}
+/** The batched claim and completion statements of one runtime (Deps.state.idempotency). */
+export type IdempotencyStatements = ReturnType<typeof createIdempotencyStatements>;
 
 /** Forgets a claim (the request failed on our side; the client's retry should run again). */
 export async function releaseIdempotencyKey(db: Kysely<DB>, claim: Claim): Promise<void> {
@@ -237,7 +234,7 @@ export function idempotent(deps: Deps) {
       }
       const integrationId = request.integration.id;
       const path = requestPath(request);
-      const outcome = await claimIdempotencyKey(deps.db, {
+      const outcome = await claimIdempotencyKey(deps.db, deps.state.idempotency, {
         integrationId,
         key,
         method: request.method,
@@ -267,7 +264,7 @@ export function idempotent(deps: Deps) {
         } else {
           const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload ?? '');
           const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-          await completeIdempotencyKey(deps.db, claim, { status: reply.statusCode, contentType, body });
+          await completeIdempotencyKey(deps.state.idempotency, claim, { status: reply.statusCode, contentType, body });
         }
       } catch (error) {
         // The answer itself stands; the record stays in progress and is taken over after 60 s.

@@ -115,7 +115,7 @@ export function addressBucket(ip: string): string {
 // ---------------------------------------------------------------------------------------------
 // Counter stores
 
-interface CounterStore {
+export interface CounterStore {
   /** Adds one to each bucket in the window; the counts afterwards, in the order given. */
   hit(window: number, buckets: string[]): number[] | Promise<number[]>;
   /** The highest count this process has seen for the bucket in the window (never above the truth). */
@@ -250,16 +250,12 @@ class PostgresStore implements CounterStore {
   }
 }
 
-// One store per database handle: every app built on the same handle shares the counters.
-const stores = new WeakMap<object, CounterStore>();
-
-function storeFor(deps: Deps): CounterStore {
-  let store = stores.get(deps.db);
-  if (!store) {
-    store = deps.engine === 'postgres' ? new PostgresStore(deps.db, deps.log) : new MemoryStore();
-    stores.set(deps.db, store);
-  }
-  return store;
+/**
+ * The counters of one runtime (Deps.state.rateCounters): every app built on the same runtime
+ * shares them. PostgreSQL keeps them in a table that every process shares.
+ */
+export function createCounterStore(deps: Pick<Deps, 'db' | 'engine' | 'log'>): CounterStore {
+  return deps.engine === 'postgres' ? new PostgresStore(deps.db, deps.log) : new MemoryStore();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -365,9 +361,7 @@ declare module 'fastify' {
  * no route (404, 405), per source address.
  */
 export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: string): RateLimiter {
-  // Resolved at the first request: building the app (e.g. for the OpenAPI document) needs no database.
-  let resolved: CounterStore | undefined;
-  const store = () => (resolved ??= storeFor(deps));
+  const store = () => deps.state.rateCounters;
   const routes = new Map<string, Tier | null>();
 
   app.addHook('onRoute', (route) => {
@@ -481,9 +475,8 @@ export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
       { retry_after: retryAfter },
       { 'retry-after': String(retryAfter) },
     );
-  let resolved: CounterStore | undefined;
   return async function rateLimitedStaffAuthentication(request, reply) {
-    const store = (resolved ??= storeFor(deps));
+    const store = deps.state.rateCounters;
     const { window, resetSeconds } = windowOf(deps);
     const address = addressBucket(request.ip);
     const failureBucket = `staff-fail:${address}`;

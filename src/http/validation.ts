@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldErrors } from './errors.js';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { validationFailed, type FieldErrors } from './errors.js';
 
 /**
  * Bodies are validated strictly (a string "5" is not a number, nothing is coerced or defaulted:
@@ -13,9 +13,120 @@ const textAjv = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: tr
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
 
-/** Compiles a schema for the same strict body validation outside a route (bulk items, staff bodies). */
-export function compileBodySchema(schema: object) {
-  return bodyAjv.compile(schema);
+type Obj = Record<string, unknown>;
+const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export interface BodyValidation {
+  /**
+   * Rules that compare fields (check_out after check_in, unit names unique, …), run on the body as
+   * sent, after the schema and even when it failed: their errors join the schema's in one 422.
+   */
+  rules?: (body: Obj) => FieldErrors;
+  /** Message for a body that is not a JSON object (key `body`); default "must be an object". */
+  notAnObject?: string;
+  /**
+   * Required fields whose absence is not a validation failure: the service answers it with its
+   * own code (POST /bookings without `property` is PROPERTY_NOT_MAPPED). The route schema still
+   * documents them as required.
+   */
+  answeredLater?: string[];
+  /**
+   * A batch: the array of entries at this root field. A batch whose own shape is wrong (not an
+   * object, the array missing, empty or over its cap) is refused on that alone, without a word
+   * about its entries. Otherwise each entry is reported in turn (its schema errors, then
+   * `entryRules` with the entry's `field.N` prefix), then `rules` across entries.
+   */
+  batch?: { field: string; entryRules?: (entry: unknown, prefix: string) => FieldErrors };
+}
+
+/** An object schema's groups: its required properties that are objects with required fields of their own. */
+function groupsOf(schema: unknown): Set<string> {
+  const groups = new Set<string>();
+  const s = schema as { properties?: Record<string, { type?: unknown; required?: string[] }>; required?: string[] } | undefined;
+  for (const name of s?.required ?? []) {
+    const child = s?.properties?.[name];
+    if (child?.type === 'object' && child.required && child.required.length > 0) groups.add(name);
+  }
+  return groups;
+}
+
+/**
+ * The contract names required fields (`guest.name`), not groups: a body (or batch entry) without a
+ * group that has required fields is checked as if the group were sent empty, so each of its
+ * required fields is reported under its own key.
+ */
+function withGroupsFilledIn(value: unknown, groups: Set<string>): unknown {
+  if (!isObject(value) || groups.size === 0) return value;
+  let probe: Obj | undefined;
+  for (const name of groups) {
+    if (value[name] === undefined) (probe ??= { ...value })[name] = {};
+  }
+  return probe ?? value;
+}
+
+/**
+ * The body validator of a route: the route's schema, compiled once with the strict body options,
+ * then the rules that compare fields. Failures leave as one 422 VALIDATION_FAILED with dotted keys,
+ * exactly as the contract words them. Other request parts use the shared compiler.
+ */
+export function bodyValidation(options: BodyValidation = {}): FastifySchemaCompiler<unknown> {
+  return (route) => {
+    if (route.httpPart !== 'body') return validatorCompiler(route);
+    const schema = route.schema as { properties?: Record<string, { items?: unknown }> };
+    const validate = bodyAjv.compile(schema as object);
+    const rootGroups = groupsOf(schema);
+    const batch = options.batch?.field;
+    const entryGroups = batch ? groupsOf(schema.properties?.[batch]?.items) : new Set<string>();
+    const deferred = new Set(options.answeredLater ?? []);
+
+    return (data: unknown) => {
+      if (!isObject(data)) return { error: validationFailed({ body: [options.notAnObject ?? 'must be an object'] }) };
+      let probe = withGroupsFilledIn(data, rootGroups) as Obj;
+      if (batch && Array.isArray(probe[batch]) && entryGroups.size > 0) {
+        probe = { ...probe, [batch]: (probe[batch] as unknown[]).map((entry) => withGroupsFilledIn(entry, entryGroups)) };
+      }
+      let errors: ErrorObject[] = [];
+      if (!validate(probe)) {
+        errors = (validate.errors ?? []).filter(
+          (e) => !(e.keyword === 'required' && e.instancePath === '' && deferred.has(String(e.params.missingProperty))),
+        );
+      }
+      let found: FieldErrors;
+      if (batch) {
+        const shape = errors.filter((e) => e.instancePath === '' || e.instancePath === `/${batch}`);
+        if (shape.length > 0) return { error: validationFailed(toFieldErrors(shape)) };
+        found = {};
+        (data[batch] as unknown[]).forEach((entry, i) => {
+          const path = `/${batch}/${i}`;
+          mergeFieldErrors(found, toFieldErrors(errors.filter((e) => e.instancePath === path || e.instancePath.startsWith(`${path}/`))));
+          if (options.batch?.entryRules) mergeFieldErrors(found, options.batch.entryRules(entry, `${batch}.${i}`));
+        });
+      } else {
+        found = toFieldErrors(errors);
+      }
+      if (options.rules) mergeFieldErrors(found, options.rules(data));
+      return Object.keys(found).length > 0 ? { error: validationFailed(found) } : true;
+    };
+  };
+}
+
+/** Adds `more` to `into`, each message once per key. */
+export function mergeFieldErrors(into: FieldErrors, more: FieldErrors): FieldErrors {
+  for (const [key, messages] of Object.entries(more)) {
+    const list = (into[key] ??= []);
+    for (const m of messages) if (!list.includes(m)) list.push(m);
+  }
+  return into;
+}
+
+/**
+ * A route whose body is optional: no body reads as `{}` before validation (a JSON `null` is still
+ * a body, and is refused as one). With `nullToo`, a JSON `null` reads as `{}` as well.
+ */
+export function absentBodyIsEmpty(nullToo = false) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (request.body === undefined || (nullToo && request.body === null)) request.body = {};
+  };
 }
 
 function pathOf(error: ErrorObject): string {

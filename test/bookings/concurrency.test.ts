@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
-import { book, bookingBody, createVilla, day, eventsOf, holdsOf, lastSequence, newKey, newRef, postBooking, type Villa } from './fixtures.js';
+import { createTestContext, failure, type TestContext } from '../helpers/context.js';
+import { book, bookingBody, day, eventsOf, holdsOf, integrationWithVilla, lastSequence, newKey, newRef, postBooking } from './fixtures.js';
 
 /**
  * Real concurrency: the requests of each test are in flight together (on PostgreSQL they overlap
@@ -12,10 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function setup(units: number): Promise<{ integ: TestIntegration; villa: Villa }> {
-  const integ = await ctx.createIntegration();
-  return { integ, villa: await createVilla(ctx, integ, units) };
-}
+const setup = (units = 3) => integrationWithVilla(ctx, units);
 
 const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
-import { book, bookingBody, createVilla, day, holdsOf, newKey, newRef, postBooking, today, type Villa } from './fixtures.js';
+import { book, bookingBody, createVilla, day, holdsOf, integrationWithVilla, newKey, newRef, postBooking, today, type Villa } from './fixtures.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -8,11 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-/** A fresh integration with a 3-unit villa (keeps every test far below the booking-write tier). */
-async function setup(units = 3): Promise<{ integ: TestIntegration; villa: Villa }> {
-  const integ = await ctx.createIntegration();
-  return { integ, villa: await createVilla(ctx, integ, units) };
-}
+const setup = (units = 3) => integrationWithVilla(ctx, units);
 
 /** POST /bookings expecting 422 VALIDATION_FAILED; returns `errors`. */
 async function refused(integ: TestIntegration, body: unknown): Promise<Record<string, string[]>> {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { addDays, kolkataDate } from '../../src/lib/time.js';
 import type { TestContext, TestIntegration } from '../helpers/context.js';
+import { day, newKey, today } from '../helpers/fixtures.js';
 
-export const newKey = () => `key-${randomBytes(8).toString('hex')}`;
+export { day, eventsOf, lastSequence, newKey, today } from '../helpers/fixtures.js';
+
 export const newRef = (prefix = 'BK') => `${prefix}-${randomBytes(6).toString('hex')}`;
 
 export interface Villa {
@@ -13,6 +14,12 @@ export interface Villa {
   unitIds: number[];
   /** external_unit_ids in position order */
   aliases: string[];
+}
+
+/** A fresh integration with a villa of its own (a fresh integration keeps a test far below the booking-write tier). */
+export async function integrationWithVilla(ctx: TestContext, units = 3): Promise<{ integ: TestIntegration; villa: Villa }> {
+  const integ = await ctx.createIntegration();
+  return { integ, villa: await createVilla(ctx, integ, units) };
 }
 
 /** Creates a property through POST /properties with `units` aliased units (U1…Un of the property). */
@@ -39,16 +46,6 @@ export async function createVilla(ctx: TestContext, integration: TestIntegration
   return { id: block.doorloom_id, externalId, unitIds: block.units.map((u: { inventory_id: number }) => u.inventory_id), aliases };
 }
 
-export function today(ctx: TestContext): string {
-  return kolkataDate(ctx.deps.clock.now());
-}
-
-/** The date `days` after today (Asia/Kolkata, service clock). */
-export function day(ctx: TestContext, days: number): string {
-  return addDays(today(ctx), days);
-}
-
-/** A valid create body for a villa: one unit (the first alias) for two nights starting in 10 days. */
 export function bookingBody(ctx: TestContext, villa: Villa, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     external_booking_id: newRef(),
@@ -72,33 +69,6 @@ export async function book(ctx: TestContext, integration: TestIntegration, villa
   const res = await postBooking(ctx, integration, bookingBody(ctx, villa, overrides));
   if (res.statusCode !== 201) throw new Error(`booking failed: ${res.statusCode} ${res.body}`);
   return res.json().data;
-}
-
-/** Events recorded for an integration after a sequence, as envelopes. */
-export async function eventsOf(ctx: TestContext, integrationId: number, afterSequence = 0) {
-  const rows = await ctx.deps.db
-    .selectFrom('events')
-    .select(['sequence', 'body'])
-    .where('integration_id', '=', integrationId)
-    .where('sequence', '>', afterSequence)
-    .orderBy('sequence')
-    .execute();
-  return rows.map(
-    (r) =>
-      JSON.parse(r.body) as {
-        type: string;
-        sequence: number;
-        origin: string;
-        window: { from: string; to: string } | null;
-        property: { doorloom_id: number; external_id: string | null };
-        data: any;
-      },
-  );
-}
-
-export async function lastSequence(ctx: TestContext, integrationId: number): Promise<number> {
-  const row = await ctx.deps.db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId).executeTakeFirstOrThrow();
-  return Number(row.last_sequence);
 }
 
 /** The unit ids holding a night of a villa. */

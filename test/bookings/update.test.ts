@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
-import { book, createVilla, day, holdsOf, lastSequence, postBooking, bookingBody, eventsOf, type Villa } from './fixtures.js';
+import { book, bookingBody, day, eventsOf, holdsOf, integrationWithVilla, lastSequence, postBooking } from './fixtures.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -8,10 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function setup(units = 3): Promise<{ integ: TestIntegration; villa: Villa }> {
-  const integ = await ctx.createIntegration();
-  return { integ, villa: await createVilla(ctx, integ, units) };
-}
+const setup = (units = 3) => integrationWithVilla(ctx, units);
 
 const patch = (integ: TestIntegration, id: number | string, body: unknown, headers?: Record<string, string>) =>
   ctx.api(integ.apiKey, 'PATCH', `/bookings/${id}`, body, headers);

@@ -216,7 +216,7 @@ describe('calendarEventDrafts (used by property create and sync)', () => {
         propertyExternalId: 'DRAFTS',
         origin: 'partner',
         horizonDays: 365,
-      }),
+      }, ctx.deps.config),
     );
     expect(drafts.map((d) => [d.type, d.window])).toEqual([
       ['availability.changed', windows[0]],

@@ -1,5 +1,7 @@
 import type { TestContext, TestIntegration } from '../helpers/context.js';
-import { kolkataDate, addDays, dayOfWeek } from '../../src/lib/time.js';
+
+export { eventsOf, today } from '../helpers/fixtures.js';
+import { addDays, dayOfWeek } from '../../src/lib/time.js';
 
 export interface FixtureProperty {
   id: number;
@@ -104,10 +106,6 @@ export async function hold(ctx: TestContext, unitId: number, from: string, to: s
   return bookingId;
 }
 
-export function today(ctx: TestContext): string {
-  return kolkataDate(ctx.deps.clock.now());
-}
-
 /** The first date on or after `from` with the given day of week (0 = Sunday). */
 export function nextDow(from: string, dow: number): string {
   let d = from;
@@ -115,7 +113,3 @@ export function nextDow(from: string, dow: number): string {
   return d;
 }
 
-export async function eventsOf(ctx: TestContext, integrationId: number) {
-  const rows = await ctx.deps.db.selectFrom('events').selectAll().where('integration_id', '=', integrationId).orderBy('sequence').execute();
-  return rows.map((r) => JSON.parse(r.body) as { type: string; sequence: number; origin: string; window: { from: string; to: string } | null; data: any; property: any });
-}

@@ -4,6 +4,7 @@ import { startSyncRunner } from '../../src/modules/events/events.sync.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
 import { cover, insertProperty } from '../calendar/fixtures.js';
 import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { eventsOf, today } from '../helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { eventually } from '../webhooks/helpers.js';
 
@@ -32,8 +33,6 @@ async function integrationWithProperties(count: number, options: { horizon_days?
   return { integration, properties };
 }
 
-const eventsOf = async (integrationId: number) =>
-  (await ctx.deps.db.selectFrom('events').select('body').where('integration_id', '=', integrationId).orderBy('sequence').execute()).map((r) => JSON.parse(r.body));
 
 describe('POST /sync', () => {
   it('validates, counts every call, allows one sync per 24 hours and six calls per Asia/Kolkata day', async () => {
@@ -82,9 +81,9 @@ describe('POST /sync', () => {
     expect(res.headers['retry-after']).toBe(String(toMidnight));
     expect(res.headers['x-ratelimit-remaining']).toBe('0');
     expect(res.headers['x-ratelimit-limit']).toBe('6');
-    const today = kolkataDate(ctx.deps.clock.now());
-    expect(kolkataDate(ctx.deps.clock.nowMs() + (toMidnight - 1) * 1000)).toBe(today);
-    expect(kolkataDate(ctx.deps.clock.nowMs() + toMidnight * 1000)).not.toBe(today);
+    const now = today(ctx);
+    expect(kolkataDate(ctx.deps.clock.nowMs() + (toMidnight - 1) * 1000)).toBe(now);
+    expect(kolkataDate(ctx.deps.clock.nowMs() + toMidnight * 1000)).not.toBe(now);
 
     // a new Asia/Kolkata day: calls count afresh, but the 24-hour window still holds
     await ctx.advanceClock(toMidnight);
@@ -113,15 +112,15 @@ describe('POST /sync', () => {
     const res = await sync(integration);
     expect(res.statusCode).toBe(202);
     expect(res.json().data).toMatchObject({ queued_properties: 2, horizon_days: 60 });
-    expect(await eventsOf(integration.id)).toEqual([]); // nothing was generated inside the request
+    expect(await eventsOf(ctx, integration.id)).toEqual([]); // nothing was generated inside the request
 
     const runner = startSyncRunner(ctx.deps, { pollMs: 200 });
     const worker = startDeliveryWorker(ctx.deps, { pollMs: 200 });
     try {
-      const months = horizonWindows(kolkataDate(ctx.deps.clock.now()), 60);
+      const months = horizonWindows(today(ctx), 60);
       const perProperty = 2 + 3 * months.length;
-      await eventually(async () => (await eventsOf(integration.id)).length === 2 * perProperty, 20_000, 'the regenerated events');
-      const events = await eventsOf(integration.id);
+      await eventually(async () => (await eventsOf(ctx, integration.id)).length === 2 * perProperty, 20_000, 'the regenerated events');
+      const events = await eventsOf(ctx, integration.id);
       for (const [k, propertyId] of properties.entries()) {
         const mine = events.slice(k * perProperty, (k + 1) * perProperty);
         expect(mine.map((e) => e.type)).toEqual([
@@ -140,7 +139,7 @@ describe('POST /sync', () => {
       }
       expect(events.map((e) => e.sequence)).toEqual(Array.from({ length: events.length }, (_, k) => k + 1));
       // only the requesting integration; and the webhooks go out in order
-      expect(await eventsOf(other.id)).toEqual([]);
+      expect(await eventsOf(ctx, other.id)).toEqual([]);
       await receiver.waitFor(() => receiver.of(integration.slug).length === events.length, 20_000);
       expect(receiver.of(integration.slug).map((r) => r.json.sequence)).toEqual(events.map((e) => e.sequence));
       const job = await ctx.deps.db.selectFrom('sync_jobs').selectAll().where('integration_id', '=', integration.id).executeTakeFirstOrThrow();
@@ -158,11 +157,11 @@ describe('POST /sync', () => {
     expect(res.json().data).toEqual({ queued_properties: 2, horizon_days: 30, types: ['inventory.changed', 'property.changed'] });
     const runner = startSyncRunner(ctx.deps, { pollMs: 200 });
     try {
-      await eventually(async () => (await eventsOf(integration.id)).length === 4);
+      await eventually(async () => (await eventsOf(ctx, integration.id)).length === 4);
     } finally {
       await runner.stop();
     }
-    const events = await eventsOf(integration.id);
+    const events = await eventsOf(ctx, integration.id);
     expect(events.map((e) => [e.property.doorloom_id, e.type])).toEqual([
       [properties[2], 'property.changed'],
       [properties[2], 'inventory.changed'],

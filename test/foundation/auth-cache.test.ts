@@ -1,11 +1,8 @@
-import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
-import type { Deps } from '../../src/deps.js';
 import { listenForAuthChanges } from '../../src/http/auth.js';
-import { createClock } from '../../src/lib/clock.js';
+import { createRuntime } from '../../src/runtime.js';
 import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
 
 /**
@@ -39,8 +36,8 @@ describe('API key cache', () => {
 
   // Embedded, one process owns the database: there is no other process to tell.
   it.runIf(databaseUrl)('another process forgets a rotated key as soon as it is told (PostgreSQL)', async () => {
-    const database: Database = await openDatabase({ url: databaseUrl!, dataDir: '', schema: ctx.schema, poolSize: 2 });
-    const deps: Deps = { ...ctx.deps, db: database.db, clock: createClock(ctx.deps.clock.offsetSeconds()), log: pino({ level: 'silent' }), signals: new EventEmitter() };
+    // Another process: a runtime of its own (its own key cache) on the same database.
+    const { deps, database } = await createRuntime(ctx.deps.config, pino({ level: 'silent' }), { schema: ctx.schema, poolSize: 2 });
     const other = await buildApp(deps);
     const listener = listenForAuthChanges(deps, databaseUrl!);
     try {

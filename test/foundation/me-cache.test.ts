@@ -1,6 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changesOf, writtenTables } from '../../src/db/changes.js';
+import { writtenTables } from '../../src/db/changes.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
 import { createOk } from '../properties/fixtures.js';
@@ -35,7 +35,7 @@ describe('table change counters', () => {
   });
 
   it('move at commit inside a transaction, at once outside one, and not for other tables', async () => {
-    const changes = changesOf(ctx.deps.db)!;
+    const changes = ctx.deps.state.changes;
     const v0 = changes.version(['brands']);
     await ctx.deps.db.transaction().execute(async (trx) => {
       await trx.insertInto('brands').values({ name: 'In a transaction', plan_active: true, created_at: new Date(), updated_at: new Date() }).execute();

@@ -1,15 +1,12 @@
-import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { API_PREFIX, buildApp, STAFF_PREFIX } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { migrate, openDatabase, openPGlite, type Database } from '../../src/db/database.js';
+import { openPGlite, type Database } from '../../src/db/database.js';
 import type { Deps } from '../../src/deps.js';
-import { createClock } from '../../src/lib/clock.js';
-import { createSecretBox } from '../../src/lib/secrets.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
-import { createMetrics } from '../../src/modules/metrics/metrics.js';
+import { createRuntime } from '../../src/runtime.js';
 import pino from 'pino';
 import { expect } from 'vitest';
 
@@ -54,13 +51,12 @@ let schemaCounter = 0;
 /**
  * The migrator reads the catalog of every schema. On a PostgreSQL shared with other test runs
  * that create and drop schemas meanwhile, that read now and then fails with "schema … does not
- * exist" (seen from a parallel worker of the catalog query); the read is simply repeated.
+ * exist" (seen from a parallel worker of the catalog query); the start is simply repeated.
  */
-async function migrateBesideOtherRuns(db: Database['db'], schema: string): Promise<void> {
+async function runtimeBesideOtherRuns(start: () => ReturnType<typeof createRuntime>): ReturnType<typeof createRuntime> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await migrate(db, schema);
-      return;
+      return await start();
     } catch (error) {
       const text = String((error as Error)?.message ?? error) + String((error as { cause?: Error })?.cause?.message ?? '');
       if (!/schema "t_[^"]+" does not exist/.test(text) || attempt >= 5) throw error;
@@ -76,6 +72,8 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     TEST_CLOCK: '1',
     WEBHOOK_ALLOW_INSECURE: '1',
     LOG_LEVEL: 'silent',
+    // PostgreSQL needs a key to seal webhook secrets; each context has its own.
+    SECRETS_KEY: randomBytes(32).toString('hex'),
     // Suites make thousands of staff calls (and deliberate bad ones) from one address; the real
     // limits are tested in test/staff/rate-limit.test.ts.
     STAFF_RATE_LIMIT: '1000000',
@@ -83,23 +81,9 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     ...env,
   });
   const schema = `t_${process.env.TEST_RUN_ID ?? 'x'}_${process.pid}_${++schemaCounter}_${randomBytes(3).toString('hex')}`;
-  const database = await openDatabase({
-    url: databaseUrl,
-    dataDir: '',
-    schema,
-    pglite: databaseUrl ? undefined : await sharedPGlite(),
-  });
-  await migrateBesideOtherRuns(database.db, schema);
-  const deps: Deps = {
-    config,
-    db: database.db,
-    engine: database.engine,
-    clock: createClock(0),
-    secrets: createSecretBox(randomBytes(32)),
-    log: pino({ level: 'silent' }),
-    signals: new EventEmitter(),
-  };
-  deps.metrics = createMetrics(deps, { poolStats: database.poolStats });
+  // The runtime is built as the service builds it, on a schema of this context's own.
+  const pglite = databaseUrl ? undefined : await sharedPGlite();
+  const { deps, database } = await runtimeBesideOtherRuns(() => createRuntime(config, pino({ level: 'silent' }), { schema, pglite }));
   await ensureStaffToken(deps);
   const app = await buildApp(deps);
   await app.ready();

@@ -269,7 +269,7 @@ describe('in progress', () => {
       fingerprint: requestFingerprint('POST', '/x', { a: 1 }),
       nowMs: ctx.deps.clock.nowMs(),
     };
-    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => claimIdempotencyKey(ctx.deps.db, input)));
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => claimIdempotencyKey(ctx.deps.db, ctx.deps.state.idempotency, input)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ status: 409, code: 'IN_PROGRESS' });
   });

@@ -4,29 +4,29 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import type { Deps } from '../../src/deps.js';
 import { createClock } from '../../src/lib/clock.js';
+import { createRuntime } from '../../src/runtime.js';
 import { createTestContext, databaseUrl, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
 import { call, expectRateLimited, freshAddress, rateHeaders, remainingOf, startOfNextWindow } from './rate-limit.helpers.js';
 
 /**
- * Two app instances on one database, each with its own Deps. On PostgreSQL the second has its own
- * connection pool, clock and signals: to the database it is another process. On the embedded
- * engine (one process owns the database) both apps share the database handle, and so the counters.
+ * Two app instances on one database, each with its own Deps. On PostgreSQL the second is a runtime
+ * of its own (connection pool, clock, signals, counters): to the database it is another process.
+ * On the embedded engine (one process owns the database) both apps share the runtime's database
+ * handle and state, and so the counters.
  */
 let ctx: TestContext;
 let second: { app: FastifyInstance; deps: Deps; database: Database | null };
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  const database = databaseUrl ? await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, poolSize: 10 }) : null;
-  const deps: Deps = {
-    config: ctx.deps.config,
-    db: database ? database.db : ctx.deps.db,
-    engine: ctx.deps.engine,
+  const runtime = databaseUrl ? await createRuntime(ctx.deps.config, pino({ level: 'silent' }), { schema: ctx.schema, poolSize: 10 }) : null;
+  const database = runtime?.database ?? null;
+  const deps: Deps = runtime?.deps ?? {
+    ...ctx.deps,
     clock: createClock(ctx.deps.clock.offsetSeconds()),
-    secrets: ctx.deps.secrets,
     log: pino({ level: 'silent' }),
     signals: new EventEmitter(),
   };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { horizonWindows, kolkataDate } from '../../src/lib/time.js';
+import { horizonWindows } from '../../src/lib/time.js';
 import { createTestContext, failure, type TestContext } from '../helpers/context.js';
 import { createBody, createOk, eventsOf, lastSequence, put } from './fixtures.js';
+import { today } from '../helpers/fixtures.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -41,7 +42,7 @@ describe('host-created properties and coverage', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data).toEqual({ integration_id: a.id, property_id: hosted.doorloom_id, external_id: 'MINE-1', coverage: 'active' });
     const events = await eventsOf(ctx, a.id);
-    const months = horizonWindows(kolkataDate(ctx.deps.clock.now()), 30).length;
+    const months = horizonWindows(today(ctx), 30).length;
     expect(events.map((e) => e.type)).toEqual([
       'property.changed',
       'inventory.changed',
@@ -162,7 +163,7 @@ describe('host archive and host edits', () => {
     const mid = await lastSequence(ctx, a.id);
     await ctx.staff('PATCH', `/properties/${block.doorloom_id}`, { pricing: { weekend: { base_price: 99 } } });
     events = await eventsOf(ctx, a.id, mid);
-    const months = horizonWindows(kolkataDate(ctx.deps.clock.now()), 10).length;
+    const months = horizonWindows(today(ctx), 10).length;
     expect(events.map((e) => e.type)).toEqual(['property.changed', ...Array(months).fill('rates.changed')]);
     // partner mappings and units are not host edits: ignored
     const ignored = await ctx.staff('PATCH', `/properties/${block.doorloom_id}`, { external_id: 'HOST-SET', units: [{ name: 'x' }], name: 'Host name' });

@@ -1,6 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestContext, TestIntegration } from '../helpers/context.js';
+import { newKey } from '../helpers/fixtures.js';
+
+export { eventsOf, lastSequence, newKey } from '../helpers/fixtures.js';
 
 /** A complete, valid create body (every required field, nothing optional). */
 export function createBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -15,7 +17,6 @@ export function createBody(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
-export const newKey = () => `key-${randomBytes(8).toString('hex')}`;
 
 /** POST /properties with a fresh Idempotency-Key. */
 export function create(ctx: TestContext, integration: TestIntegration, body: unknown, key = newKey()): Promise<LightMyRequestResponse> {
@@ -31,23 +32,6 @@ export async function createOk(ctx: TestContext, integration: TestIntegration, o
 
 export function put(ctx: TestContext, integration: TestIntegration, ref: string | number, body: unknown): Promise<LightMyRequestResponse> {
   return ctx.api(integration.apiKey, 'PUT', `/properties/${encodeURIComponent(String(ref))}`, body);
-}
-
-/** The events recorded for an integration, oldest first, as envelopes. */
-export async function eventsOf(ctx: TestContext, integrationId: number, afterSequence = 0) {
-  const rows = await ctx.deps.db
-    .selectFrom('events')
-    .select(['sequence', 'body'])
-    .where('integration_id', '=', integrationId)
-    .where('sequence', '>', afterSequence)
-    .orderBy('sequence')
-    .execute();
-  return rows.map((r) => JSON.parse(r.body) as { type: string; sequence: number; origin: string; window: { from: string; to: string } | null; property: { doorloom_id: number; external_id: string | null }; data: any });
-}
-
-export async function lastSequence(ctx: TestContext, integrationId: number): Promise<number> {
-  const row = await ctx.deps.db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId).executeTakeFirstOrThrow();
-  return row.last_sequence;
 }
 
 export async function countProperties(ctx: TestContext, brandId: number): Promise<number> {

@@ -6,33 +6,20 @@
  *   npx tsx test/properties/measure-bulk.ts                                   # embedded PGlite
  *   DATABASE_URL=postgres://root@127.0.0.1:5432/test npx tsx test/properties/measure-bulk.ts
  */
-import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { API_PREFIX, STAFF_PREFIX, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { migrate, openDatabase } from '../../src/db/database.js';
-import type { Deps } from '../../src/deps.js';
-import { createClock } from '../../src/lib/clock.js';
-import { createSecretBox } from '../../src/lib/secrets.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
+import { createRuntime } from '../../src/runtime.js';
 
 const STAFF = 'dls_MeasureStaffToken00000000000000000000000';
 const url = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
 const rounds = Number(process.env.ROUNDS ?? 5);
 
 const schema = `measure_${randomBytes(4).toString('hex')}`;
-const database = await openDatabase({ url, dataDir: '', schema });
-await migrate(database.db, schema);
-const deps: Deps = {
-  config: loadConfig({ DATABASE_URL: url ?? 'memory:', STAFF_TOKEN: STAFF, LOG_LEVEL: 'silent' }),
-  db: database.db,
-  engine: database.engine,
-  clock: createClock(0),
-  secrets: createSecretBox(randomBytes(32)),
-  log: pino({ level: 'silent' }),
-  signals: new EventEmitter(),
-};
+const config = loadConfig({ DATABASE_URL: url ?? 'memory:', STAFF_TOKEN: STAFF, LOG_LEVEL: 'silent', SECRETS_KEY: randomBytes(32).toString('hex') });
+const { deps, database } = await createRuntime(config, pino({ level: 'silent' }), { schema });
 await ensureStaffToken(deps);
 const app = await buildApp(deps);
 await app.ready();

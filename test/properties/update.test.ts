@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { horizonWindows, kolkataDate } from '../../src/lib/time.js';
+import { horizonWindows } from '../../src/lib/time.js';
 import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { createOk, eventsOf, lastSequence, put } from './fixtures.js';
+import { today } from '../helpers/fixtures.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -285,7 +286,7 @@ describe('PUT /properties/{property}: units', () => {
     const listed = (await ctx.api(a.apiKey, 'GET', '/properties')).json().data.properties[0];
     expect(listed.units).toHaveLength(2);
     const events = await eventsOf(ctx, a.id, after);
-    const windows = horizonWindows(kolkataDate(ctx.deps.clock.now()), 40);
+    const windows = horizonWindows(today(ctx), 40);
     expect(events.map((e) => e.type)).toEqual(['property.changed', 'inventory.changed', ...windows.map(() => 'availability.changed')]);
     expect(events.slice(2).map((e) => e.window)).toEqual(windows);
     expect(events[1].data.units.find((u: { inventory_id: number }) => u.inventory_id === second.inventory_id)).toMatchObject({ is_active: false, deleted: false });
@@ -338,7 +339,7 @@ describe('PUT /properties/{property}: events', () => {
     const mid = await lastSequence(ctx, a.id);
     await putOk(a, block.doorloom_id, { pricing: { weekend: { per_night_occupancy: 4 } } });
     const events = await eventsOf(ctx, a.id, mid);
-    const windows = horizonWindows(kolkataDate(ctx.deps.clock.now()), 40);
+    const windows = horizonWindows(today(ctx), 40);
     expect(events.map((e) => e.type)).toEqual(['property.changed', ...windows.map(() => 'rates.changed')]);
     expect(events.slice(1).map((e) => e.window)).toEqual(windows);
     expect(events.every((e) => e.data)).toBe(true);
@@ -351,7 +352,7 @@ describe('PUT /properties/{property}: events', () => {
     const mid = await lastSequence(ctx, a.id);
     await putOk(a, block.doorloom_id, { units: [{ external_id: 'EXTRA', name: 'Extra' }], pricing: { weekday: { base_price: 1 } } });
     const types = (await eventsOf(ctx, a.id, mid)).map((e) => e.type);
-    const months = horizonWindows(kolkataDate(ctx.deps.clock.now()), 40).length;
+    const months = horizonWindows(today(ctx), 40).length;
     expect(types).toEqual(['property.changed', 'inventory.changed', ...Array(months).fill('availability.changed'), ...Array(months).fill('rates.changed')]);
   });
 

@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_PREFIX } from '../../src/app.js';
-import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { API_PREFIX, STAFF_PREFIX } from '../../src/app.js';
+import { createTestContext, STAFF_TOKEN, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { changedTables, tableDigest } from '../helpers/digest.js';
-import { listRoutes } from '../helpers/routes.js';
+import { fillPath, listRoutes } from '../helpers/routes.js';
 import { bookingBody, buildWorld, day, expectStatus, newKey, newRef, type World } from './world.js';
 
 /**
@@ -224,7 +224,7 @@ describe('booking endpoints: another integration’s booking is a missing bookin
   });
 });
 
-describe('every route with a path id, read from the app', () => {
+describe('every route, read from the app', () => {
   /** Foreign and missing values by path parameter; a new kind of id must be added here. */
   const idsOf = (param: string): { foreign: Record<string, string | number>; missing: Array<string | number> } | undefined => {
     switch (param) {
@@ -244,6 +244,46 @@ describe('every route with a path id, read from the app', () => {
         return undefined;
     }
   };
+
+  /** Wrong token kinds, by API: what each sends and the contract's answer. */
+  const wrongTokens = (api: 'partner' | 'staff'): Array<{ kind: string; authorization?: string; status: number; code: string }> => [
+    { kind: 'no Authorization header', status: 401, code: 'UNAUTHENTICATED' },
+    { kind: 'a malformed header', authorization: 'Basic dXNlcjpwYXNz', status: 401, code: 'UNAUTHENTICATED' },
+    { kind: 'a bearer without a token', authorization: 'Bearer ', status: 401, code: 'UNAUTHENTICATED' },
+    ...(api === 'partner'
+      ? [
+          { kind: 'an unknown API key', authorization: `Bearer ${w.a.apiKey}x`, status: 401, code: 'UNAUTHENTICATED' },
+          { kind: 'the staff token', authorization: `Bearer ${STAFF_TOKEN}`, status: 403, code: 'NOT_INTEGRATION_TOKEN' },
+        ]
+      : [
+          { kind: 'an unknown staff token', authorization: `Bearer ${STAFF_TOKEN}x`, status: 401, code: 'UNAUTHENTICATED' },
+          { kind: 'an integration API key', authorization: `Bearer ${w.a.apiKey}`, status: 403, code: 'NOT_STAFF_TOKEN' },
+        ]),
+  ];
+
+  it('answers wrong token kinds with the contract’s codes on every route of both APIs, writing nothing (new routes included)', async () => {
+    const routes = listRoutes(ctx.app).filter((r) => r.method !== 'HEAD' && (r.url.startsWith(`${API_PREFIX}/`) || r.url.startsWith(`${STAFF_PREFIX}/`)));
+    expect(routes.filter((r) => r.url.startsWith(API_PREFIX)).length).toBeGreaterThanOrEqual(20);
+    expect(routes.filter((r) => r.url.startsWith(STAFF_PREFIX)).length).toBeGreaterThanOrEqual(20);
+    await ctx.advanceClock(60); // a fresh rate window: a 429 would answer instead
+    const before = await tableDigest(ctx);
+    for (const route of routes) {
+      const url = fillPath(route.url, Object.fromEntries(route.params.map((p) => [p, '1'])));
+      for (const token of wrongTokens(route.url.startsWith(API_PREFIX) ? 'partner' : 'staff')) {
+        const res = await ctx.app.inject({
+          method: route.method as 'GET',
+          url,
+          headers: { 'content-type': 'application/json', 'idempotency-key': newKey(), ...(token.authorization ? { authorization: token.authorization } : {}) },
+          ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { payload: '{}' }),
+        });
+        expect({ status: res.statusCode, body: res.json() }, `${route.method} ${route.url} with ${token.kind}`).toEqual({
+          status: token.status,
+          body: { success: false, code: token.code, message: expect.any(String) },
+        });
+      }
+    }
+    expect(changedTables(before, await tableDigest(ctx)), 'written by refused requests').toEqual([]);
+  });
 
   it('answers a foreign id exactly as a missing one on every method and path (new routes included)', async () => {
     const routes = listRoutes(ctx.app).filter((r) => r.url.startsWith(`${API_PREFIX}/`) && r.params.length > 0 && r.method !== 'HEAD');

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { addDays, kolkataDate } from '../../src/lib/time.js';
 import type { TestContext, TestIntegration } from '../helpers/context.js';
+import { day, newKey, today } from '../helpers/fixtures.js';
+
+export { day, newKey, today } from '../helpers/fixtures.js';
 
 /**
  * A small world of several integrations with properties and bookings of their own and shared,
@@ -15,7 +17,6 @@ import type { TestContext, TestIntegration } from '../helpers/context.js';
  *   host's on the shared property (visible to A and C) and on the uncovered one (visible to none).
  */
 
-export const newKey = () => `sec-${randomBytes(8).toString('hex')}`;
 export const newRef = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;
 
 export interface Villa {
@@ -52,14 +53,6 @@ export interface World {
   hostBookingShared: BookingRef;
   /** Host booking on the uncovered property: visible to nobody. */
   hostBookingUncovered: BookingRef;
-}
-
-export function today(ctx: TestContext): string {
-  return kolkataDate(ctx.deps.clock.now());
-}
-
-export function day(ctx: TestContext, days: number): string {
-  return addDays(today(ctx), days);
 }
 
 /** A complete property create body: every group and optional field, `units` aliased units. */

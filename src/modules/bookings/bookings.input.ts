@@ -1,33 +1,19 @@
 import { AppError, validationFailed, type FieldErrors } from '../../http/errors.js';
-import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { daysBetween, isValidDate, startOfKolkataDate } from '../../lib/time.js';
-import {
-  CancelBookingBody,
-  CreateBookingCheck,
-  HostCreateBookingBody,
-  MAX_UNITS_PER_BOOKING,
-  UpdateBookingBody,
-  type CancelBookingInput,
-  type CreateBookingInput,
-  type HostCreateBookingInput,
-  type UnitEntryInput,
-  type UpdateBookingInput,
-} from './bookings.schemas.js';
+import { MAX_UNITS_PER_BOOKING, type CreateBookingInput, type UnitEntryInput } from './bookings.schemas.js';
 
 /**
- * Checking booking bodies: the schema, then the rules a schema cannot say. Refusals are
- * 422 VALIDATION_FAILED keyed by dotted field path.
+ * The rules of booking bodies that compare fields (the route schema checks each field): real
+ * dates, the stay against its limit, the same unit twice. They run in the route's validation, so
+ * their refusals join the schema's in one 422 VALIDATION_FAILED keyed by dotted field path.
  */
-
-const validateCreate = compileBodySchema(CreateBookingCheck);
-const validateHostCreate = compileBodySchema(HostCreateBookingBody);
-const validateUpdate = compileBodySchema(UpdateBookingBody);
-const validateCancel = compileBodySchema(CancelBookingBody);
 
 type Obj = Record<string, unknown>;
 const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const DATE_MESSAGE = 'must be a date written YYYY-MM-DD';
+/** A booking body that is not an object is refused with this message (key `body`). */
+export const NOT_AN_OBJECT = 'must be a JSON object';
 
 class Errors {
   readonly all: FieldErrors = {};
@@ -35,31 +21,18 @@ class Errors {
     const list = (this.all[key] ??= []);
     if (!list.includes(message)) list.push(message);
   }
-  merge(errors: FieldErrors): void {
-    for (const [key, messages] of Object.entries(errors)) for (const m of messages) this.add(key, m);
-  }
   throwIfAny(): void {
     if (Object.keys(this.all).length > 0) throw validationFailed(this.all);
   }
 }
 
-/**
- * Groups with required fields: a missing group is checked as an empty one, so that the refusal
- * names the field the contract requires (`guest.name`), not the group.
- */
-function probeGroups(body: Obj, groups: string[]): Obj {
-  const probe: Obj = { ...body };
-  for (const group of groups) if (probe[group] === undefined) probe[group] = {};
-  return probe;
-}
-
 /** The same unit named twice in one list: 422 on the later entry. */
-function checkRepeatedUnits(units: UnitEntryInput[] | undefined, errors: Errors): void {
-  if (!units) return;
+function checkRepeatedUnits(units: unknown, errors: Errors): void {
+  if (!Array.isArray(units)) return;
   const aliases = new Map<string, number>();
   const ids = new Map<number, number>();
   // within the cap only: a longer list is refused on `units` alone, not once per entry beyond it
-  units.slice(0, MAX_UNITS_PER_BOOKING).forEach((u, i) => {
+  (units as UnitEntryInput[]).slice(0, MAX_UNITS_PER_BOOKING).forEach((u, i) => {
     if (u === null || typeof u !== 'object') return; // refused by the schema already
     if (u.external_unit_id !== undefined) {
       const first = aliases.get(u.external_unit_id);
@@ -99,23 +72,21 @@ export function notBeforeToday(checkIn: string, today: string): void {
 const propertyNotMapped = (message = 'Send property.external_id or property.doorloom_id of a property this integration covers.') =>
   new AppError(422, 'PROPERTY_NOT_MAPPED', message);
 
+/** Rules of a create body (POST /bookings and the host's create): the stay and repeated units. */
+export function createRules(rules: StayRules) {
+  return (body: Obj): FieldErrors => {
+    const errors = new Errors();
+    checkStay(body.check_in, body.check_out, rules, errors);
+    checkRepeatedUnits(body.units, errors);
+    return errors.all;
+  };
+}
+
 /**
- * POST /bookings: the body (schema and stay rules, not yet "today", which comes after the
- * duplicate check), then the property reference. A missing or empty reference is
+ * POST /bookings, once the body passed validation: a missing or empty property reference is
  * PROPERTY_NOT_MAPPED rather than a validation failure (contract: Errors).
  */
-export function checkCreateBody(body: unknown, rules: StayRules): CreateBookingInput {
-  const errors = new Errors();
-  if (!isObject(body)) {
-    errors.add('body', 'must be a JSON object');
-    errors.throwIfAny();
-  }
-  const probe = probeGroups(body as Obj, ['guest', 'pricing', 'source']);
-  if (!validateCreate(probe)) errors.merge(toFieldErrors(validateCreate.errors ?? []));
-  checkStay(probe.check_in, probe.check_out, rules, errors);
-  if (Array.isArray(probe.units)) checkRepeatedUnits(probe.units as UnitEntryInput[], errors);
-  errors.throwIfAny();
-  const input = body as CreateBookingInput;
+export function checkPropertyRef(input: CreateBookingInput): CreateBookingInput {
   const ref = input.property as { external_id?: string; doorloom_id?: number } | undefined;
   if (!ref || (ref.external_id === undefined && ref.doorloom_id === undefined)) {
     throw propertyNotMapped('The property reference is missing: send property.external_id or property.doorloom_id.');
@@ -125,37 +96,14 @@ export function checkCreateBody(body: unknown, rules: StayRules): CreateBookingI
 
 export { propertyNotMapped };
 
-/** Staff POST /properties/{id}/bookings. */
-export function checkHostCreateBody(body: unknown, rules: StayRules): HostCreateBookingInput {
+/** Rules of a PATCH: real dates, the channel unchanged, repeated units; the stay once the new dates are known (checkNewStay). */
+export function updateRules(body: Obj): FieldErrors {
   const errors = new Errors();
-  if (!isObject(body)) {
-    errors.add('body', 'must be a JSON object');
-    errors.throwIfAny();
-  }
-  const probe = probeGroups(body as Obj, ['guest', 'pricing']);
-  if (!validateHostCreate(probe)) errors.merge(toFieldErrors(validateHostCreate.errors ?? []));
-  checkStay(probe.check_in, probe.check_out, rules, errors);
-  if (Array.isArray(probe.units)) checkRepeatedUnits(probe.units as UnitEntryInput[], errors);
-  errors.throwIfAny();
-  return body as HostCreateBookingInput;
-}
-
-/** PATCH: each present field checked; the stay rules once the new dates are known (checkNewStay). */
-export function checkUpdateBody(body: unknown): UpdateBookingInput {
-  const errors = new Errors();
-  const input = body === undefined ? {} : body;
-  if (!isObject(input)) {
-    errors.add('body', 'must be a JSON object');
-    errors.throwIfAny();
-  }
-  if (!validateUpdate(input)) errors.merge(toFieldErrors(validateUpdate.errors ?? []));
-  const obj = input as Obj;
-  if (typeof obj.check_in === 'string' && !isValidDate(obj.check_in)) errors.add('check_in', DATE_MESSAGE);
-  if (typeof obj.check_out === 'string' && !isValidDate(obj.check_out)) errors.add('check_out', DATE_MESSAGE);
-  if (isObject(obj.source) && obj.source.channel !== undefined) errors.add('source.channel', 'cannot be changed after create');
-  if (Array.isArray(obj.units)) checkRepeatedUnits(obj.units as UnitEntryInput[], errors);
-  errors.throwIfAny();
-  return input as UpdateBookingInput;
+  if (typeof body.check_in === 'string' && !isValidDate(body.check_in)) errors.add('check_in', DATE_MESSAGE);
+  if (typeof body.check_out === 'string' && !isValidDate(body.check_out)) errors.add('check_out', DATE_MESSAGE);
+  if (isObject(body.source) && body.source.channel !== undefined) errors.add('source.channel', 'cannot be changed after create');
+  checkRepeatedUnits(body.units, errors);
+  return errors.all;
 }
 
 /** The stay a PATCH leads to (dates already well-formed). */
@@ -163,19 +111,6 @@ export function checkNewStay(checkIn: string, checkOut: string, rules: StayRules
   const errors = new Errors();
   checkStay(checkIn, checkOut, rules, errors);
   errors.throwIfAny();
-}
-
-/** Cancel: an optional body of reason and refund_note. */
-export function checkCancelBody(body: unknown): CancelBookingInput {
-  if (body === undefined || body === null) return {};
-  const errors = new Errors();
-  if (!isObject(body)) {
-    errors.add('body', 'must be a JSON object');
-    errors.throwIfAny();
-  }
-  if (!validateCancel(body)) errors.merge(toFieldErrors(validateCancel.errors ?? []));
-  errors.throwIfAny();
-  return body as CancelBookingInput;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
@@ -6,6 +7,7 @@ import { addDays, clampToHorizon, daysBetween, eachDate, formatTimestamp, format
 import { buildAvailability, calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import type { CalendarData } from '../calendar/calendar.sql.js';
 import { appendEvents, type AppendTarget, type EventDraft, type EventTarget } from '../events/events.log.js';
+import type { BookingObject } from './bookings.schemas.js';
 import { selectAliases, type BookingRow } from './bookings.sql.js';
 import type { BookingUnit } from './bookings.tables.js';
 
@@ -28,7 +30,7 @@ export function bookingUnits(row: BookingRow): BookingUnit[] {
   return (typeof units === 'string' ? JSON.parse(units) : units) as BookingUnit[];
 }
 
-export function bookingView(row: BookingRow, ids: ViewIds) {
+export function bookingView(row: BookingRow, ids: ViewIds): BookingView {
   const cancelled = row.status === 'cancelled' || row.status === 'refunded';
   return {
     id: row.id,
@@ -56,7 +58,8 @@ export function bookingView(row: BookingRow, ids: ViewIds) {
   };
 }
 
-export type BookingView = ReturnType<typeof bookingView>;
+/** Typed from the response schema: the OpenAPI document says what is sent. */
+export type BookingView = Static<typeof BookingObject>;
 
 /** The statuses whose bookings hold their units' nights. */
 export const HOLDING = new Set(['pending', 'confirmed']);

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { idempotent } from '../../http/idempotency.js';
-import { parseId } from '../../http/params.js';
+import { idsBeforeBody, parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
-import { validatorCompiler } from '../../http/validation.js';
+import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
+import { createRules, NOT_AN_OBJECT, updateRules } from './bookings.input.js';
 import type { BookingView } from './bookings.payloads.js';
 import {
   BookingObject,
@@ -19,19 +20,24 @@ import {
   ListBookingsQuery,
   Pagination,
   UpdateBookingBody,
+  type CancelBookingInput,
+  type CreateBookingInput,
+  type HostCreateBookingInput,
   type ListBookingsQueryInput,
+  type UpdateBookingInput,
 } from './bookings.schemas.js';
 import { cancelBooking, createBooking, getBooking, hostCreateBooking, listBookings, updateBooking } from './bookings.service.js';
 import type { Viewer } from './bookings.sql.js';
 
 /**
- * Booking bodies are checked by the service, not by Fastify: a missing property reference is
- * PROPERTY_NOT_MAPPED rather than a validation failure, a missing group reports its required
- * fields, and on POST /bookings the check runs after the Idempotency-Key is claimed (a 422 is a
- * stored refusal). The body schemas document the wire; this compiler lets bodies through.
+ * Bodies are validated once, by Fastify, against the route's schema plus the rules that compare
+ * fields. A missing property reference is PROPERTY_NOT_MAPPED (the service's answer) rather than
+ * a validation failure; on POST /bookings validation runs after the Idempotency-Key is claimed
+ * (preValidation), so a 422 is a stored refusal too. PATCH takes no body as `{}`; cancel takes no
+ * body or `null` as `{}`.
  */
-const bodyCheckedByService: FastifySchemaCompiler<unknown> = (route) =>
-  route.httpPart === 'body' ? () => true : validatorCompiler(route);
+const updateBody = bodyValidation({ notAnObject: NOT_AN_OBJECT, rules: updateRules });
+const cancelBody = bodyValidation({ notAnObject: NOT_AN_OBJECT });
 
 /** Reads and writes of one booking carry its revision as the ETag. */
 function sendBooking(reply: FastifyReply, status: number, message: string, booking: BookingView) {
@@ -43,17 +49,20 @@ const ifMatchOf = (headers: Record<string, unknown>) => (typeof headers['if-matc
 
 type IdRoute = { Params: Static<typeof IdParams> };
 type ExternalRoute = { Params: Static<typeof ExternalParams> };
+type Update<Route> = Route & { Body: UpdateBookingInput };
+type Cancel<Route> = Route & { Body: CancelBookingInput };
 
 /** The partner's booking endpoints (contract: Booking reads, POST /bookings; decisions §3, §4). */
 export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
   const tags = ['bookings'];
   const viewerOf = (request: { integration: { id: number } }): Viewer => ({ integrationId: request.integration.id });
+  const stayRules = { maxStayNights: deps.config.maxStayNights };
 
-  api.post(
+  api.post<{ Body: CreateBookingInput }>(
     '/bookings',
     {
       ...idempotent(deps),
-      validatorCompiler: bodyCheckedByService,
+      validatorCompiler: bodyValidation({ notAnObject: NOT_AN_OBJECT, answeredLater: ['property'], rules: createRules(stayRules) }),
       schema: {
         summary: 'Create a booking (requires Idempotency-Key)',
         tags,
@@ -133,18 +142,22 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
     response: { 200: envelope(BookingObject), ...errorResponses(401, 403, 404, 412, 422, 429) },
   });
 
-  api.patch<IdRoute>(
+  api.patch<Update<IdRoute>>(
     '/bookings/:id',
-    { validatorCompiler: bodyCheckedByService, schema: updateSchema(IdParams, 'Update a booking') },
+    {
+      preValidation: [idsBeforeBody({ id: 'booking' }), absentBodyIsEmpty()],
+      validatorCompiler: updateBody,
+      schema: updateSchema(IdParams, 'Update a booking'),
+    },
     async (request, reply) => {
       const { booking, changed } = await updateBooking(deps, viewerOf(request), { id: parseId(request.params.id, 'booking') }, request.body, ifMatchOf(request.headers));
       return sendBooking(reply, 200, changed ? 'Booking updated.' : 'Nothing to change.', booking);
     },
   );
 
-  api.patch<ExternalRoute>(
+  api.patch<Update<ExternalRoute>>(
     '/bookings/external/:external_booking_id',
-    { validatorCompiler: bodyCheckedByService, schema: updateSchema(ExternalParams, 'Update a booking by external_booking_id') },
+    { preValidation: absentBodyIsEmpty(), validatorCompiler: updateBody, schema: updateSchema(ExternalParams, 'Update a booking by external_booking_id') },
     async (request, reply) => {
       const { booking, changed } = await updateBooking(
         deps,
@@ -157,18 +170,26 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
     },
   );
 
-  api.post<IdRoute>(
+  api.post<Cancel<IdRoute>>(
     '/bookings/:id/cancel',
-    { validatorCompiler: bodyCheckedByService, schema: cancelSchema(IdParams, 'Cancel a booking (idempotent)') },
+    {
+      preValidation: [idsBeforeBody({ id: 'booking' }), absentBodyIsEmpty(true)],
+      validatorCompiler: cancelBody,
+      schema: cancelSchema(IdParams, 'Cancel a booking (idempotent)'),
+    },
     async (request, reply) => {
       const { booking, changed } = await cancelBooking(deps, viewerOf(request), { id: parseId(request.params.id, 'booking') }, request.body, ifMatchOf(request.headers));
       return sendBooking(reply, 200, changed ? 'Booking cancelled.' : 'The booking was already cancelled.', booking);
     },
   );
 
-  api.post<ExternalRoute>(
+  api.post<Cancel<ExternalRoute>>(
     '/bookings/external/:external_booking_id/cancel',
-    { validatorCompiler: bodyCheckedByService, schema: cancelSchema(ExternalParams, 'Cancel a booking by external_booking_id (idempotent)') },
+    {
+      preValidation: absentBodyIsEmpty(true),
+      validatorCompiler: cancelBody,
+      schema: cancelSchema(ExternalParams, 'Cancel a booking by external_booking_id (idempotent)'),
+    },
     async (request, reply) => {
       const { booking, changed } = await cancelBooking(
         deps,
@@ -187,10 +208,11 @@ export function registerStaffBookingRoutes(staff: FastifyInstance, deps: Deps): 
   const tags = ['staff'];
   const host: Viewer = { host: true };
 
-  staff.post<IdRoute>(
+  staff.post<IdRoute & { Body: HostCreateBookingInput }>(
     '/properties/:id/bookings',
     {
-      validatorCompiler: bodyCheckedByService,
+      preValidation: idsBeforeBody({ id: 'property' }),
+      validatorCompiler: bodyValidation({ notAnObject: NOT_AN_OBJECT, rules: createRules({ maxStayNights: deps.config.maxStayNights }) }),
       schema: {
         summary: 'Host makes a booking on a property',
         tags,
@@ -209,10 +231,11 @@ export function registerStaffBookingRoutes(staff: FastifyInstance, deps: Deps): 
     async (request, reply) => sendBooking(reply, 200, 'Booking retrieved.', await getBooking(deps, host, { id: parseId(request.params.id, 'booking') })),
   );
 
-  staff.patch<IdRoute>(
+  staff.patch<Update<IdRoute>>(
     '/bookings/:id',
     {
-      validatorCompiler: bodyCheckedByService,
+      preValidation: [idsBeforeBody({ id: 'booking' }), absentBodyIsEmpty()],
+      validatorCompiler: updateBody,
       schema: {
         summary: 'Host changes a booking (including completed and refunded)',
         tags,
@@ -228,10 +251,11 @@ export function registerStaffBookingRoutes(staff: FastifyInstance, deps: Deps): 
     },
   );
 
-  staff.post<IdRoute>(
+  staff.post<Cancel<IdRoute>>(
     '/bookings/:id/cancel',
     {
-      validatorCompiler: bodyCheckedByService,
+      preValidation: [idsBeforeBody({ id: 'booking' }), absentBodyIsEmpty(true)],
+      validatorCompiler: cancelBody,
       schema: {
         summary: 'Host cancels a booking (idempotent)',
         tags,

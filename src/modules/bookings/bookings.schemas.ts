@@ -2,10 +2,12 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { BOOKING_STATUSES, MEAL_PLANS } from './bookings.tables.js';
 
 /**
- * The booking wire (contract: Booking, POST /bookings; decisions §4). Input schemas are strict
- * about types (nothing is coerced) and ignore unknown fields. What a schema cannot say (dates
- * against each other and today, the stay limit, the same unit twice, …) is checked in
- * bookings.input.ts; which fields are required is said here once.
+ * The booking wire (contract: Booking, POST /bookings; decisions §4). Input schemas are the
+ * routes' body schemas, validated once by Fastify: strict about types (nothing is coerced),
+ * unknown fields ignored. What a schema cannot say (dates against each other and today, the stay
+ * limit, the same unit twice, …) is checked in bookings.input.ts; which fields are required is
+ * said here once. The Booking view is typed from BookingObject, so the OpenAPI document says
+ * what is sent.
  */
 
 /** The largest amount a numeric(12, 2) column holds. */
@@ -88,12 +90,6 @@ export const CreateBookingBody = Type.Object({
   ...cancellationFields,
 });
 export type CreateBookingInput = Static<typeof CreateBookingBody>;
-
-/** What the service checks a create body against: `property` is resolved separately (PROPERTY_NOT_MAPPED). */
-export const CreateBookingCheck = Type.Object({
-  ...CreateBookingBody.properties,
-  property: opt(PropertyRef),
-});
 
 /** Staff `POST /properties/{id}/bookings`: the property is the path; the id and channel are optional. */
 export const HostCreateBookingBody = Type.Object({

@@ -5,11 +5,8 @@ import { AppError, notFound, validationFailed, type FieldErrors } from '../../ht
 import { isValidDate, kolkataDate } from '../../lib/time.js';
 import { availabilityForStay, insertHolds, isHoldConflict, releaseHolds, type StayAvailability } from '../calendar/calendar.holds.js';
 import {
-  checkCancelBody,
-  checkCreateBody,
-  checkHostCreateBody,
   checkNewStay,
-  checkUpdateBody,
+  checkPropertyRef,
   notBeforeToday,
   parseUpdatedSince,
   propertyNotMapped,
@@ -26,7 +23,14 @@ import {
   type ViewIds,
 } from './bookings.payloads.js';
 import { announceAppended, type AppendResult, type AppendTarget } from '../events/events.log.js';
-import type { ListBookingsQueryInput, UnitEntryInput, UpdateBookingInput } from './bookings.schemas.js';
+import type {
+  CancelBookingInput,
+  CreateBookingInput,
+  HostCreateBookingInput,
+  ListBookingsQueryInput,
+  UnitEntryInput,
+  UpdateBookingInput,
+} from './bookings.schemas.js';
 import {
   insertBookingWithHolds,
   isHost,
@@ -321,8 +325,8 @@ async function retryPicks<T>(picks: () => boolean, write: () => Promise<T>): Pro
  * PROPERTY_NOT_MAPPED / PROPERTY_ARCHIVED / PROPERTY_INACTIVE), the units (422, UNIT_INACTIVE),
  * then availability (409 UNAVAILABLE) and 201.
  */
-export async function createBooking(deps: Deps, integrationId: number, body: unknown): Promise<CreateResult> {
-  const input = checkCreateBody(body, rulesOf(deps));
+export async function createBooking(deps: Deps, integrationId: number, body: CreateBookingInput): Promise<CreateResult> {
+  const input = checkPropertyRef(body);
   const stay: StayInput = {
     externalBookingId: input.external_booking_id,
     checkIn: input.check_in,
@@ -383,8 +387,7 @@ export async function createBooking(deps: Deps, integrationId: number, body: unk
  * that covers the property). Units by inventory_id or picked by the service; the id defaults to
  * DL-<id>; the channel to `direct`.
  */
-export async function hostCreateBooking(deps: Deps, propertyId: number, body: unknown): Promise<BookingView> {
-  const input = checkHostCreateBody(body, rulesOf(deps));
+export async function hostCreateBooking(deps: Deps, propertyId: number, input: HostCreateBookingInput): Promise<BookingView> {
   notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
   const units = await selectPropertyUnits(deps.db, propertyId, null);
   if (units.length === 0) {
@@ -560,10 +563,9 @@ export async function updateBooking(
   deps: Deps,
   viewer: Viewer,
   by: Locate,
-  body: unknown,
+  input: UpdateBookingInput,
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
-  const input = checkUpdateBody(body);
   const attempt: Attempted = {};
   const outcome = await deps.db
     .transaction()
@@ -719,10 +721,9 @@ export async function cancelBooking(
   deps: Deps,
   viewer: Viewer,
   by: Locate,
-  body: unknown,
+  input: CancelBookingInput,
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
-  const input = checkCancelBody(body);
   const outcome = await deps.db.transaction().execute(async (trx): Promise<Outcome> => {
     const row = await selectVisibleBooking(trx, viewer, by, true);
     if (!row) throw bookingNotFound();

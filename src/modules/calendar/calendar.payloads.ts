@@ -21,20 +21,6 @@ export interface CalendarSettings {
 
 export const DEFAULT_RULES = { min_stay: 1, min_advance_days: 0, max_advance_days: 730 } as const;
 
-let processSettings: CalendarSettings | null = null;
-
-/**
- * Records the process's calendar settings (called when the app is built), for callers of
- * calendarEventDrafts that do not pass them. One process has one configuration.
- */
-export function setCalendarSettings(settings: CalendarSettings): void {
-  processSettings = { maxStayNights: settings.maxStayNights };
-}
-
-function settingsOrDefault(settings?: CalendarSettings): CalendarSettings {
-  return settings ?? processSettings ?? { maxStayNights: 30 };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Payload shapes (decisions §5)
 
@@ -245,8 +231,8 @@ export function rulesOf(r: RulesRow | null, settings: CalendarSettings): Restric
   };
 }
 
-export function buildRestrictions(data: CalendarData, window: DateWindow, settings?: CalendarSettings): RestrictionsPayload {
-  const rules = rulesOf(data.rules, settingsOrDefault(settings));
+export function buildRestrictions(data: CalendarData, window: DateWindow, settings: CalendarSettings): RestrictionsPayload {
+  const rules = rulesOf(data.rules, settings);
   return {
     rules,
     dates: eachDate(window.from, window.to).map((date) => {
@@ -263,6 +249,9 @@ export function buildRestrictions(data: CalendarData, window: DateWindow, settin
   };
 }
 
+/** Restrictions depend on the settings (the default max_stay); availability and rates do not. */
+export function buildPayload(kind: 'availability' | 'rates', data: CalendarData, window: DateWindow): AvailabilityPayload | RatesPayload;
+export function buildPayload(kind: CalendarKind, data: CalendarData, window: DateWindow, settings: CalendarSettings): AvailabilityPayload | RatesPayload | RestrictionsPayload;
 export function buildPayload(kind: CalendarKind, data: CalendarData, window: DateWindow, settings?: CalendarSettings) {
   switch (kind) {
     case 'availability':
@@ -270,7 +259,7 @@ export function buildPayload(kind: CalendarKind, data: CalendarData, window: Dat
     case 'rates':
       return buildRates(data, window);
     case 'restrictions':
-      return buildRestrictions(data, window, settings);
+      return buildRestrictions(data, window, settings!);
   }
 }
 
@@ -301,7 +290,22 @@ export function spanOf(windows: DateWindow[]): DateWindow {
 export async function calendarEventDrafts(
   trx: Transaction<DB>,
   propertyId: number,
-  kinds: Array<'availability' | 'rates' | 'restrictions'>,
+  kinds: Array<'availability' | 'rates'>,
+  windows: DateWindow[],
+  target: EventTarget,
+): Promise<EventDraft[]>;
+export async function calendarEventDrafts(
+  trx: Transaction<DB>,
+  propertyId: number,
+  kinds: CalendarKind[],
+  windows: DateWindow[],
+  target: EventTarget,
+  settings: CalendarSettings,
+): Promise<EventDraft[]>;
+export async function calendarEventDrafts(
+  trx: Transaction<DB>,
+  propertyId: number,
+  kinds: CalendarKind[],
   windows: DateWindow[],
   target: EventTarget,
   settings?: CalendarSettings,
@@ -313,7 +317,7 @@ export async function calendarEventDrafts(
   for (const kind of KIND_ORDER) {
     if (!wanted.has(kind)) continue;
     for (const window of windows) {
-      drafts.push({ type: `${kind}.changed`, window: { from: window.from, to: window.to }, data: buildPayload(kind, data, window, settingsOrDefault(settings)) });
+      drafts.push({ type: `${kind}.changed`, window: { from: window.from, to: window.to }, data: buildPayload(kind, data, window, settings!) });
     }
   }
   return drafts;

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
-import { setCalendarSettings, type CalendarKind } from './calendar.payloads.js';
+import type { CalendarKind } from './calendar.payloads.js';
 import {
   AvailabilityData,
   CalendarBody,
@@ -30,7 +30,6 @@ const SNAPSHOTS: Array<{ kind: CalendarKind; data: TSchema; summary: string; mes
 
 /** The three snapshots on the integrations API: GET /properties/{property}/availability|rates|restrictions. */
 export function registerCalendarRoutes(api: FastifyInstance, deps: Deps): void {
-  setCalendarSettings(deps.config);
   for (const snapshot of SNAPSHOTS) {
     api.get<{ Params: Static<typeof SnapshotParams>; Querystring: Record<string, unknown> }>(
       `/properties/:property/${snapshot.kind}`,
@@ -54,7 +53,6 @@ export function registerCalendarRoutes(api: FastifyInstance, deps: Deps): void {
 
 /** Host calendar edits on the staff API (decisions §9); each emits the matching *.changed events. */
 export function registerStaffCalendarRoutes(staff: FastifyInstance, deps: Deps): void {
-  setCalendarSettings(deps.config);
   const tags = ['staff'];
   const responses = { 200: envelope(HostEditView), ...errorResponses(401, 403, 404, 422) };
   const id = (params: { id: string }) => parseId(params.id, 'property');

@@ -48,7 +48,7 @@ export interface CalendarEventOptions {
    * booking rules): whole months from today to each integration's horizon end.
    */
   nights: DateWindow | DateWindow[] | 'horizon';
-  settings?: CalendarSettings;
+  settings: CalendarSettings;
 }
 
 /**

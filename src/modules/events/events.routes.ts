@@ -3,8 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
 import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT } from './events.replay.js';
-import { requestSync, SyncBody, SYNC_DAILY_CALLS } from './events.sync.js';
+import { requestSync, SyncBody, SYNC_DAILY_CALLS, type SyncInput } from './events.sync.js';
 
 const ReplayQuery = Type.Object({
   after_sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'The last sequence already applied; events after it are returned' })),
@@ -60,10 +61,13 @@ export function registerEventRoutes(api: FastifyInstance, deps: Deps): void {
     },
   );
 
-  api.post<{ Body: Static<typeof SyncBody> | undefined }>(
+  api.post<{ Body: SyncInput }>(
     '/sync',
     {
-      // The body is validated in the handler, after the call is counted (refusals count).
+      // No body (or null) is a sync of everything. The route validates the body once; its verdict
+      // is answered after the call is counted (refusals count), so it is attached, not sent.
+      preValidation: absentBodyIsEmpty(true),
+      validatorCompiler: bodyValidation(),
       attachValidation: true,
       schema: {
         summary: 'Queue a full re-sync through the webhook path (one per 24 hours)',
@@ -80,7 +84,7 @@ export function registerEventRoutes(api: FastifyInstance, deps: Deps): void {
         if (!(Number.isFinite(shown) && shown < remaining)) {
           reply.header('x-ratelimit-limit', String(SYNC_DAILY_CALLS)).header('x-ratelimit-remaining', String(remaining));
         }
-      });
+      }, request.validationError);
       return sendData(reply, 202, 'Sync queued.', {
         queued_properties: accepted.queued_properties,
         horizon_days: accepted.horizon_days,

@@ -1,11 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, FieldErrorCollector } from '../../http/errors.js';
-import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
-import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
+import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { FailureGate } from '../../lib/backoff.js';
 import { createClaims, type Claims } from '../webhooks/webhooks.claims.js';
@@ -27,7 +26,7 @@ export const SyncBody = Type.Object({
     }),
   ),
 });
-const validateBody = compileBodySchema(SyncBody);
+export type SyncInput = Static<typeof SyncBody>;
 
 /** `availability` or `availability.changed` → `availability.changed`; null for anything else. */
 function normaliseKind(value: string): EventType | null {
@@ -65,9 +64,11 @@ export interface SyncAccepted {
 export async function requestSync(
   deps: Deps,
   integrationId: number,
-  body: unknown,
+  body: SyncInput,
   /** Told the day's calls left once this call is counted, before any refusal that follows. */
   onCounted?: (remaining: number) => void,
+  /** The route's verdict on the body when it failed validation: answered once the call is counted. */
+  invalidBody?: Error,
 ): Promise<SyncAccepted> {
   const now = deps.clock.nowMs();
   const today = kolkataDate(now);
@@ -90,9 +91,8 @@ export async function requestSync(
   const remaining = SYNC_DAILY_CALLS - counted.calls;
   onCounted?.(remaining);
 
-  const input = body ?? {};
-  if (!validateBody(input)) throw new AppError(422, 'VALIDATION_FAILED', 'The given data was invalid.', toFieldErrors(validateBody.errors ?? []));
-  const { property_ids: propertyIds, types: rawTypes } = input as { property_ids?: number[]; types?: string[] };
+  if (invalidBody) throw invalidBody;
+  const { property_ids: propertyIds, types: rawTypes } = body;
 
   const problems = new FieldErrorCollector();
   const kinds = new Set<EventType>();
@@ -166,13 +166,20 @@ export async function requestSync(
  * rates and restrictions for each whole month from today to the horizon's end (the order of a
  * property create).
  */
-async function syncDrafts(trx: Transaction<DB>, propertyId: number, types: readonly string[], target: EventTarget, today: string): Promise<EventDraft[]> {
+async function syncDrafts(
+  trx: Transaction<DB>,
+  propertyId: number,
+  types: readonly string[],
+  target: EventTarget,
+  today: string,
+  settings: CalendarSettings,
+): Promise<EventDraft[]> {
   const drafts: EventDraft[] = [];
   if (types.includes('property.changed')) drafts.push(await propertyEventDraft(trx, propertyId, target));
   if (types.includes('inventory.changed')) drafts.push(await inventoryEventDraft(trx, propertyId, target));
   const calendarKinds = (['availability', 'rates', 'restrictions'] as const).filter((k) => types.includes(`${k}.changed`));
   if (calendarKinds.length > 0) {
-    drafts.push(...(await calendarEventDrafts(trx, propertyId, [...calendarKinds], horizonWindows(today, target.horizonDays), target)));
+    drafts.push(...(await calendarEventDrafts(trx, propertyId, [...calendarKinds], horizonWindows(today, target.horizonDays), target, settings)));
   }
   return drafts;
 }
@@ -200,7 +207,7 @@ async function syncStep(deps: Deps, jobId: number): Promise<boolean> {
       propertyId,
       actorIntegrationId: null,
       onlyIntegrationId: job.integration_id,
-      build: (target) => syncDrafts(trx, propertyId, job.types, target, today),
+      build: (target) => syncDrafts(trx, propertyId, job.types, target, today, deps.config),
     });
     await trx
       .updateTable('sync_jobs')

@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
 import type { IntegrationsTable } from '../../db/schema.js';
-import { changesOf } from '../../db/changes.js';
 import type { Deps } from '../../deps.js';
 import { forgetIntegration } from '../../http/auth.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
@@ -53,14 +52,14 @@ const VIEW_TABLES = ['integrations', 'brands', 'events', 'coverage'];
 const VIEW_SHARED_MS = 1000;
 const VIEW_CACHE_MAX = 10_000;
 type View = ReturnType<typeof buildView>;
-const viewCaches = new WeakMap<object, Map<number, { version: number; until: number; view: View }>>();
+
+/** Integration views by id, with the write version they were read at; one per runtime (Deps.state.integrationViews). */
+export type IntegrationViewCache = Map<number, { version: number; until: number; view: View }>;
+export const createIntegrationViewCache = (): IntegrationViewCache => new Map();
 
 /** The Integration resource of GET /me. */
 export async function integrationView(deps: Deps, integrationId: number): Promise<View> {
-  const changes = changesOf(deps.db);
-  if (!changes) return loadView(deps, integrationId);
-  let cache = viewCaches.get(deps.db);
-  if (!cache) viewCaches.set(deps.db, (cache = new Map()));
+  const { changes, integrationViews: cache } = deps.state;
   const version = changes.version(VIEW_TABLES);
   const now = deps.clock.nowMs();
   const hit = cache.get(integrationId);

@@ -57,7 +57,8 @@ export async function ensureStaffToken(deps: Deps): Promise<string | null> {
 
 /** A use is written at most this often per token (and process): last_used_at is coarse on purpose. */
 const TOUCH_EVERY_MS = 60_000;
-const lastTouched = new WeakMap<object, Map<number, number>>();
+/** When this runtime last recorded a use, by staff token id (Deps.state.staffTokenUses). */
+export type StaffTokenUses = Map<number, number>;
 
 /**
  * The id of the live staff token, or null. Looked up on every call, with no cache: a revoked token
@@ -70,8 +71,7 @@ export async function authenticateStaffToken(deps: Deps, token: string): Promise
   const row = await findLiveStaffToken(deps.db, hash);
   if (!row || !digestsEqual(row.token_hash, hash)) return null;
   const nowMs = deps.clock.nowMs();
-  let touched = lastTouched.get(deps.db);
-  if (!touched) lastTouched.set(deps.db, (touched = new Map()));
+  const touched = deps.state.staffTokenUses;
   const stored = row.last_used_at?.getTime() ?? -Infinity;
   if (nowMs - Math.max(stored, touched.get(row.id) ?? -Infinity) >= TOUCH_EVERY_MS) {
     touched.set(row.id, nowMs);

@@ -1,29 +1,14 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { FieldErrors } from '../../http/errors.js';
-import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { roundMoney } from '../../lib/money.js';
-import {
-  BulkEnvelope,
-  BulkUpdateItem,
-  CreatePropertyBody,
-  HostUpdatePropertyBody,
-  UpdatePropertyBody,
-  type CreatePropertyInput,
-  type UpdatePropertyInput,
-} from './properties.schemas.js';
+import type { CreatePropertyInput, UpdatePropertyInput } from './properties.schemas.js';
 import type { PropertiesTable } from './properties.tables.js';
 
 /**
- * Checking property bodies (schema plus the rules a schema cannot say) and turning them into
- * column values. The same checks serve a single request and each bulk item; a bulk item's keys
- * carry the `properties.N.` prefix.
+ * The rules of property bodies that compare fields (the route schema checks each field), and
+ * turning checked bodies into column values. The same rules serve a single request and each
+ * batch entry; an entry's keys carry the `properties.N.` prefix.
  */
-
-const validateCreate = compileBodySchema(CreatePropertyBody);
-const validateUpdate = compileBodySchema(UpdatePropertyBody);
-const validateHostUpdate = compileBodySchema(HostUpdatePropertyBody);
-const validateBulkUpdateItem = compileBodySchema(BulkUpdateItem);
-const validateBulkEnvelope = compileBodySchema(BulkEnvelope);
 
 type Obj = Record<string, unknown>;
 const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -44,50 +29,31 @@ class Errors {
   }
 }
 
-/** Groups whose fields are required on create: when one is missing, its required fields are reported. */
-const CREATE_GROUPS = ['address', 'space', 'occupancy', 'pricing'];
-
-/** Errors of a create body (empty when it is valid). */
-export function checkCreateBody(body: unknown, prefix = ''): FieldErrors {
+/** Rules of a create body (POST /properties, the host's create, each bulk entry). */
+export function createRules(body: unknown, prefix = ''): FieldErrors {
   const errors = new Errors(prefix);
-  if (!isObject(body)) {
-    errors.add('', 'must be an object');
-    return errors.all;
-  }
-  // The contract names required fields (`address.pin_code`), not groups: a missing group is
-  // checked as an empty one, so each of its required fields gets its own key.
-  const probe: Obj = { ...body };
-  for (const group of CREATE_GROUPS) if (probe[group] === undefined) probe[group] = {};
-  if (!validateCreate(probe)) errors.merge(toFieldErrors(validateCreate.errors ?? [], prefix));
+  if (!isObject(body)) return errors.all;
   checkOccupancy(body.occupancy, errors);
   checkUnitNames(body.units, errors);
   checkUnitAliases(body.units, errors);
   return errors.all;
 }
 
-/** Errors of a PUT body (empty when valid). Rules that need the stored property run later. */
-export function checkUpdateBody(body: unknown, prefix = ''): FieldErrors {
-  return checkPartialBody(body, prefix, validateUpdate, true);
-}
-
-/** Errors of a host edit (staff PATCH): the groups only; units in the body are ignored. */
-export function checkHostUpdateBody(body: unknown): FieldErrors {
-  return checkPartialBody(body, '', validateHostUpdate, false);
-}
-
-function checkPartialBody(body: unknown, prefix: string, validate: typeof validateUpdate, withUnits: boolean): FieldErrors {
+/** Rules of a PUT body. Rules that need the stored property run later (updateColumns). */
+export function updateRules(body: unknown, prefix = ''): FieldErrors {
   const errors = new Errors(prefix);
-  if (!isObject(body)) {
-    errors.add('', 'must be an object');
-    return errors.all;
-  }
-  if (!validate(body)) errors.merge(toFieldErrors(validate.errors ?? [], prefix));
+  if (!isObject(body)) return errors.all;
   checkOccupancy(body.occupancy, errors);
-  if (withUnits) {
-    checkUnitNames(body.units, errors);
-    checkUnitAliases(body.units, errors);
-    checkUnitTargets(body.units, errors);
-  }
+  checkUnitNames(body.units, errors);
+  checkUnitAliases(body.units, errors);
+  checkUnitTargets(body.units, errors);
+  return errors.all;
+}
+
+/** Rules of a host edit (staff PATCH): the groups only; units in the body are ignored. */
+export function hostUpdateRules(body: unknown): FieldErrors {
+  const errors = new Errors('');
+  if (isObject(body)) checkOccupancy(body.occupancy, errors);
   return errors.all;
 }
 
@@ -142,28 +108,27 @@ function checkUnitTargets(units: unknown, errors: Errors): void {
   }
 }
 
-/** Bulk create: the batch, each item with `properties.N.` keys, and external ids duplicated between items. */
-export function checkBulkCreateBody(body: unknown): FieldErrors {
-  const errors = new Errors('');
-  if (!checkEnvelope(body, errors)) return errors.all;
-  const items = (body as { properties: unknown[] }).properties;
-  items.forEach((item, i) => errors.merge(checkCreateBody(item, `properties.${i}`)));
-  checkDuplicatesBetweenItems(items, errors);
+/** Rules of a bulk update entry: the update rules, and the entry names its property by doorloom_id or external_id. */
+export function bulkUpdateEntryRules(entry: unknown, prefix: string): FieldErrors {
+  const errors = new Errors(prefix);
+  errors.merge(updateRules(entry, prefix));
+  if (isObject(entry) && entry.doorloom_id === undefined && entry.external_id === undefined) {
+    errors.add('', 'must name the property by doorloom_id or external_id');
+  }
   return errors.all;
 }
 
-/** Bulk update: as bulk create, plus each item names its property by doorloom_id or external_id. */
-export function checkBulkUpdateBody(body: unknown): FieldErrors {
+/** Bulk create across entries: the same external id (property or unit) in two entries. */
+export function bulkCreateRules(body: Obj): FieldErrors {
   const errors = new Errors('');
-  if (!checkEnvelope(body, errors)) return errors.all;
-  const items = (body as { properties: unknown[] }).properties;
-  items.forEach((item, i) => {
-    const prefix = `properties.${i}`;
-    errors.merge(checkPartialBody(item, prefix, validateBulkUpdateItem, true));
-    if (isObject(item) && item.doorloom_id === undefined && item.external_id === undefined) {
-      errors.add(prefix, 'must name the property by doorloom_id or external_id');
-    }
-  });
+  checkDuplicatesBetweenItems(body.properties as unknown[], errors);
+  return errors.all;
+}
+
+/** Bulk update across entries: as bulk create, and the same doorloom_id in two entries. */
+export function bulkUpdateRules(body: Obj): FieldErrors {
+  const errors = new Errors('');
+  const items = body.properties as unknown[];
   checkDuplicatesBetweenItems(items, errors);
   const ids = new Map<number, number>();
   items.forEach((item, i) => {
@@ -173,18 +138,6 @@ export function checkBulkUpdateBody(body: unknown): FieldErrors {
     else errors.add(`properties.${i}.doorloom_id`, `is the same as properties.${first}.doorloom_id`);
   });
   return errors.all;
-}
-
-function checkEnvelope(body: unknown, errors: Errors): boolean {
-  if (!isObject(body)) {
-    errors.add('', 'must be an object');
-    return false;
-  }
-  if (!validateBulkEnvelope(body)) {
-    errors.merge(toFieldErrors(validateBulkEnvelope.errors ?? []));
-    return false;
-  }
-  return true;
 }
 
 /** The same property external id, or the same unit external id, in two items of one batch. */

@@ -1,9 +1,11 @@
+import type { Static } from '@sinclair/typebox';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { moneyOrNull, roundMoney } from '../../lib/money.js';
 import { formatTimestamp, horizonWindows } from '../../lib/time.js';
-import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
+import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
 import type { EventDraft, EventTarget } from '../events/events.log.js';
+import type { PropertyBlock, PropertyDetail, UnitView } from './properties.schemas.js';
 import { selectAliases, selectPropertiesByIds, selectUnits, type PropertyRow, type UnitRow } from './properties.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -40,7 +42,7 @@ export async function loadPropertyState(db: Q, integrationId: number | null, pro
   return { row, units, aliases, externalId };
 }
 
-export function unitView(unit: UnitRow, aliases: Map<number, string>) {
+export function unitView(unit: UnitRow, aliases: Map<number, string>): Static<typeof UnitView> {
   return {
     inventory_id: unit.id,
     external_unit_id: aliases.get(unit.id) ?? null,
@@ -54,7 +56,7 @@ export function unitView(unit: UnitRow, aliases: Map<number, string>) {
 }
 
 /** The contract's Property block: active units only, the default first. */
-export function propertyBlock(state: PropertyState) {
+export function propertyBlock(state: PropertyState): PropertyBlockView {
   const { row } = state;
   return {
     doorloom_id: row.id,
@@ -70,7 +72,8 @@ export function propertyBlock(state: PropertyState) {
     units: state.units.filter((u) => u.is_active).map((u) => unitView(u, state.aliases)),
   };
 }
-export type PropertyBlockView = ReturnType<typeof propertyBlock>;
+/** Typed from the response schema: the OpenAPI document says what is sent. */
+export type PropertyBlockView = Static<typeof PropertyBlock>;
 
 const price = (row: PropertyRow, side: 'weekday' | 'weekend') => ({
   base_price: roundMoney(row[`${side}_base_price`]),
@@ -80,7 +83,7 @@ const price = (row: PropertyRow, side: 'weekday' | 'weekend') => ({
 });
 
 /** The Property block plus the input groups and timestamps (property.changed, GET /properties/{property}). */
-export function propertyDetail(state: PropertyState) {
+export function propertyDetail(state: PropertyState): Static<typeof PropertyDetail> {
   const { row } = state;
   return {
     ...propertyBlock(state),
@@ -178,6 +181,7 @@ export async function initialEventDrafts(
   propertyId: number,
   target: EventTarget,
   today: string,
+  settings: CalendarSettings,
   preloaded?: PropertyState,
 ): Promise<EventDraft[]> {
   const state = preloaded ?? (await stateFor(trx, propertyId, target));
@@ -185,6 +189,6 @@ export async function initialEventDrafts(
   return [
     propertyDraftFrom(state),
     inventoryDraftFrom(state),
-    ...(await calendarEventDrafts(trx, propertyId, ['availability', 'rates', 'restrictions'], windows, target)),
+    ...(await calendarEventDrafts(trx, propertyId, ['availability', 'rates', 'restrictions'], windows, target, settings)),
   ];
 }

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { idempotent } from '../../http/idempotency.js';
-import { parseId } from '../../http/params.js';
+import { idsBeforeBody, parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
-import { validatorCompiler } from '../../http/validation.js';
+import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
+import { bulkCreateRules, bulkUpdateEntryRules, bulkUpdateRules, createRules, hostUpdateRules, updateRules } from './properties.input.js';
 import {
   BulkCreateBody,
   BulkResult,
@@ -23,7 +24,13 @@ import {
   PropertyParams,
   StaffPropertyView,
   UpdatePropertyBody,
+  type BulkCreateInput,
+  type BulkUpdateBodyInput,
+  type CoverageInput,
+  type CreatePropertyInput,
+  type HostUpdatePropertyInput,
   type ListQueryInput,
+  type UpdatePropertyInput,
 } from './properties.schemas.js';
 import {
   archiveProperty,
@@ -42,13 +49,12 @@ import {
 } from './properties.service.js';
 
 /**
- * Property bodies are checked by the service, not by Fastify: the same checks run for each bulk
- * item with `properties.N.` keys, a missing group reports its required fields, and on the create
- * endpoints the check runs after the Idempotency-Key is claimed (a 422 is a stored refusal). The
- * body schema on the route documents the wire; this compiler lets the body through unchecked.
+ * Bodies are validated once, by Fastify, against the route's schema plus the rules that compare
+ * fields. On the create endpoints validation runs after the Idempotency-Key is claimed
+ * (preValidation), so a 422 is a stored refusal too.
  */
-const bodyCheckedByService: FastifySchemaCompiler<unknown> = (route) =>
-  route.httpPart === 'body' ? () => true : validatorCompiler(route);
+const createBody = bodyValidation({ rules: createRules });
+const updateBody = bodyValidation({ rules: updateRules });
 
 const actorOf = (request: { integration: { id: number; brandId: number } }): Actor => ({
   integrationId: request.integration.id,
@@ -75,11 +81,11 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
     },
   );
 
-  api.post(
+  api.post<{ Body: CreatePropertyInput }>(
     '/properties',
     {
       ...idempotent(deps),
-      validatorCompiler: bodyCheckedByService,
+      validatorCompiler: createBody,
       schema: {
         summary: 'Create a property (requires Idempotency-Key)',
         tags,
@@ -91,11 +97,11 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
     async (request, reply) => sendData(reply, 201, 'Property created.', await createProperty(deps, actorOf(request), request.body)),
   );
 
-  api.post(
+  api.post<{ Body: BulkCreateInput }>(
     '/properties/bulk',
     {
       ...idempotent(deps),
-      validatorCompiler: bodyCheckedByService,
+      validatorCompiler: bodyValidation({ batch: { field: 'properties', entryRules: createRules }, rules: bulkCreateRules }),
       schema: {
         summary: 'Create up to 25 properties (requires Idempotency-Key)',
         tags,
@@ -112,10 +118,10 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
     },
   );
 
-  api.put(
+  api.put<{ Body: BulkUpdateBodyInput }>(
     '/properties/bulk',
     {
-      validatorCompiler: bodyCheckedByService,
+      validatorCompiler: bodyValidation({ batch: { field: 'properties', entryRules: bulkUpdateEntryRules }, rules: bulkUpdateRules }),
       schema: {
         summary: 'Update up to 25 properties',
         tags,
@@ -139,10 +145,11 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
     async (request, reply) => sendData(reply, 200, 'Property retrieved.', await getProperty(deps, request.integration.id, request.params.property)),
   );
 
-  api.put<{ Params: Static<typeof PropertyParams> }>(
+  api.put<{ Params: Static<typeof PropertyParams>; Body: UpdatePropertyInput }>(
     '/properties/:property',
     {
-      validatorCompiler: bodyCheckedByService,
+      preValidation: absentBodyIsEmpty(),
+      validatorCompiler: updateBody,
       schema: {
         summary: 'Update a property (present groups applied, absent ones untouched)',
         tags,
@@ -160,10 +167,11 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
 export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps): void {
   const tags = ['staff'];
 
-  staff.post<{ Params: Static<typeof IdParams> }>(
+  staff.post<{ Params: Static<typeof IdParams>; Body: CreatePropertyInput }>(
     '/brands/:id/properties',
     {
-      validatorCompiler: bodyCheckedByService,
+      preValidation: idsBeforeBody({ id: 'brand' }),
+      validatorCompiler: createBody,
       schema: {
         summary: 'Host creates a property (covered by no integration yet)',
         tags,
@@ -184,10 +192,11 @@ export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps):
     async (request, reply) => sendData(reply, 200, 'Property retrieved.', await staffPropertyView(deps, parseId(request.params.id, 'property'))),
   );
 
-  staff.patch<{ Params: Static<typeof IdParams> }>(
+  staff.patch<{ Params: Static<typeof IdParams>; Body: HostUpdatePropertyInput }>(
     '/properties/:id',
     {
-      validatorCompiler: bodyCheckedByService,
+      preValidation: [idsBeforeBody({ id: 'property' }), absentBodyIsEmpty()],
+      validatorCompiler: bodyValidation({ rules: hostUpdateRules }),
       schema: {
         summary: 'Host edits a property (address, occupancy, prices, …)',
         tags,
@@ -215,10 +224,12 @@ export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps):
     coverage: Type.String(),
   });
 
-  staff.put<{ Params: Static<typeof CoverageParams>; Body: Static<typeof CoverageBody> | undefined }>(
+  staff.put<{ Params: Static<typeof CoverageParams>; Body: CoverageInput }>(
     '/integrations/:id/coverage/:property_id',
     {
-      validatorCompiler: bodyCheckedByService,
+      // The body is optional (no body: cover without a mapping).
+      preValidation: [idsBeforeBody({ id: 'integration', property_id: 'property' }), absentBodyIsEmpty()],
+      validatorCompiler: bodyValidation(),
       schema: {
         summary: 'Cover a property of the integration’s brand (sends it the initial state)',
         tags,

@@ -3,9 +3,10 @@ import { Nullable } from '../../http/schemas.js';
 
 /**
  * The property input groups (contract: "Property input groups") and the Property block. The input
- * schemas are strict about types (nothing is coerced) and ignore unknown fields; the rules a
- * schema cannot say (max_guests not below min_guests, unit names unique within the request, …)
- * live in properties.input.ts.
+ * schemas are the routes' body schemas, validated once by Fastify: strict about types (nothing is
+ * coerced), unknown fields ignored. The rules that compare fields (max_guests not below
+ * min_guests, unit names unique within the request, …) live in properties.input.ts. The views the
+ * service sends are typed from the response schemas, so the OpenAPI document says what is sent.
  */
 
 export const PROPERTY_TYPES = [
@@ -150,10 +151,12 @@ export type UpdateUnitEntry = Static<typeof UpdateUnitInput>;
 
 /** Host edits through the staff API: the update groups, without partner mappings or units. */
 export const HostUpdatePropertyBody = Type.Object(groups(false));
+export type HostUpdatePropertyInput = Static<typeof HostUpdatePropertyBody>;
 
 export const BulkCreateBody = Type.Object({
   properties: Type.Array(CreatePropertyBody, { minItems: 1, maxItems: 25 }),
 });
+export type BulkCreateInput = Static<typeof BulkCreateBody>;
 
 export const BulkUpdateItem = Type.Object({
   doorloom_id: opt(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Identifies the property (this or external_id)' })),
@@ -166,11 +169,7 @@ export type BulkUpdateInput = Static<typeof BulkUpdateItem>;
 export const BulkUpdateBody = Type.Object({
   properties: Type.Array(BulkUpdateItem, { minItems: 1, maxItems: 25 }),
 });
-
-/** Only the batch's outer shape; each entry is checked separately so its keys carry `properties.N.`. */
-export const BulkEnvelope = Type.Object({
-  properties: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 25 }),
-});
+export type BulkUpdateBodyInput = Static<typeof BulkUpdateBody>;
 
 export const ListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
@@ -188,6 +187,7 @@ export const CoverageParams = Type.Object({ id: Type.String(), property_id: Type
 export const CoverageBody = Type.Object({
   external_id: opt(orNull(externalId("The integration's id for the property"))),
 });
+export type CoverageInput = Static<typeof CoverageBody>;
 
 // ---------------------------------------------------------------------------------------------
 // Responses (documentation only)
@@ -284,12 +284,20 @@ export const BulkResult = Type.Object({
   ),
 });
 
-/** The staff view of a property: every unit (active or not), no partner mappings, its coverage. */
+/** The staff view of a property: the detail without partner mappings, every unit (active or not), its coverage. */
 export const StaffPropertyView = Type.Object({
-  doorloom_id: Type.Integer(),
+  ...Type.Omit(PropertyDetail, ['external_id', 'coverage', 'units']).properties,
   brand_id: Type.Integer(),
-  status: Type.String(),
-  name: Type.String(),
-  units: Type.Array(Type.Object({ inventory_id: Type.Integer(), name: Type.String(), is_active: Type.Boolean(), is_default: Type.Boolean() })),
+  archived_at: Nullable(Type.String()),
+  units: Type.Array(
+    Type.Object({
+      inventory_id: Type.Integer(),
+      name: Type.String(),
+      code: Nullable(Type.String()),
+      is_active: Type.Boolean(),
+      is_default: Type.Boolean(),
+      max_occupancy: Nullable(Type.Integer()),
+    }),
+  ),
   coverage: Type.Array(Type.Object({ integration_id: Type.Integer(), external_id: Nullable(Type.String()) })),
 });

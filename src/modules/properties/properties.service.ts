@@ -2,19 +2,10 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
-import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
 import { announceAppended, appendEvents, type EventDraft } from '../events/events.log.js';
-import {
-  checkBulkCreateBody,
-  checkBulkUpdateBody,
-  checkCreateBody,
-  checkHostUpdateBody,
-  checkUpdateBody,
-  createColumns,
-  updateColumns,
-} from './properties.input.js';
+import { createColumns, updateColumns } from './properties.input.js';
 import {
   initialEventDrafts,
   inventoryDraftFrom,
@@ -28,14 +19,18 @@ import {
   type RetiredAlias,
 } from './properties.payloads.js';
 import { requireCoveredProperty, type CoveredProperty } from './properties.resolve.js';
-import {
-  CoverageBody,
-  type BulkUpdateInput,
-  type CreatePropertyInput,
-  type CreateUnitEntry,
-  type ListQueryInput,
-  type UpdatePropertyInput,
+import type { Static } from '@sinclair/typebox';
+import type {
+  BulkCreateInput,
+  BulkUpdateBodyInput,
+  CoverageInput,
+  CreatePropertyInput,
+  HostUpdatePropertyInput,
+  CreateUnitEntry,
+  ListQueryInput,
+  UpdatePropertyInput,
 } from './properties.schemas.js';
+import type { BulkResult, StaffPropertyView } from './properties.schemas.js';
 import {
   deleteAliases,
   insertAliases,
@@ -54,8 +49,6 @@ import {
   selectUnits,
 } from './properties.sql.js';
 import { mergeUnits } from './properties.units.js';
-
-const validateCoverageBody = compileBodySchema(CoverageBody);
 
 /** The integration making a partner call. */
 export interface Actor {
@@ -112,10 +105,9 @@ function newUnitRows(propertyId: number, entries: CreateUnitEntry[], now: Date) 
   }));
 }
 
-/** POST /properties: checks the body, then creates. */
-export async function createProperty(deps: Deps, actor: Actor, body: unknown): Promise<PropertyBlockView> {
-  throwIfAny(checkCreateBody(body));
-  return createChecked(deps, actor, body as CreatePropertyInput);
+/** POST /properties (the body checked by the route). */
+export async function createProperty(deps: Deps, actor: Actor, body: CreatePropertyInput): Promise<PropertyBlockView> {
+  return createChecked(deps, actor, body);
 }
 
 /**
@@ -158,7 +150,7 @@ async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInpu
       clock: deps.clock,
       propertyId: row.id,
       actorIntegrationId: actor.integrationId,
-      build: (target) => initialEventDrafts(trx, row.id, target, today, target.integrationId === actor.integrationId ? state : undefined),
+      build: (target) => initialEventDrafts(trx, row.id, target, today, deps.config, target.integrationId === actor.integrationId ? state : undefined),
     });
     return { block: propertyBlock(state), appended };
   });
@@ -182,10 +174,8 @@ async function refuseHeldAliases(trx: Transaction<DB>, integrationId: number, un
 type Locate = (trx: Transaction<DB>) => Promise<CoveredProperty | null>;
 
 /** PUT /properties/{property}: checks the body, then updates; `external_id` in the body re-maps. */
-export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: unknown): Promise<PropertyBlockView> {
-  const input = body === undefined ? {} : body;
-  throwIfAny(checkUpdateBody(input));
-  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref, true), input as UpdatePropertyInput, true);
+export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: UpdatePropertyInput): Promise<PropertyBlockView> {
+  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref, true), body, true);
 }
 
 /**
@@ -261,7 +251,7 @@ async function changeDrafts(
   if (!state) return [];
   const drafts = [propertyDraftFrom(state)];
   if (kinds.inventory) drafts.push(inventoryDraftFrom(state, kinds.retired, target.integrationId));
-  const calendar: CalendarKind[] = [];
+  const calendar: Array<'availability' | 'rates'> = [];
   if (kinds.availability) calendar.push('availability');
   if (kinds.rates) calendar.push('rates');
   if (calendar.length > 0) {
@@ -273,16 +263,10 @@ async function changeDrafts(
 // ---------------------------------------------------------------------------------------------
 // Bulk
 
-export interface BulkItemResult {
-  index: number;
-  external_id: string | null;
-  doorloom_id: number | null;
-  status: 'created' | 'updated' | 'failed';
-  property?: PropertyBlockView;
-  error?: { code: string; message: string; errors?: Record<string, unknown> };
-}
+/** One entry of a bulk answer, typed from the response schema. */
+export type BulkItemResult = Static<typeof BulkResult>['results'][number] & { status: 'created' | 'updated' | 'failed' };
 
-function bulkData(results: BulkItemResult[]) {
+function bulkData(results: BulkItemResult[]): Static<typeof BulkResult> {
   const succeeded = results.filter((r) => r.status !== 'failed').length;
   return { summary: { requested: results.length, succeeded, failed: results.length - succeeded }, results };
 }
@@ -300,9 +284,8 @@ function itemError(deps: Deps, error: unknown): NonNullable<BulkItemResult['erro
  * POST /properties/bulk: the whole batch is checked first (422, nothing written), then each item
  * is created in its own transaction; a refused item fails alone.
  */
-export async function bulkCreate(deps: Deps, actor: Actor, body: unknown): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
-  throwIfAny(checkBulkCreateBody(body));
-  const items = (body as { properties: CreatePropertyInput[] }).properties;
+export async function bulkCreate(deps: Deps, actor: Actor, body: BulkCreateInput): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
+  const items = body.properties;
   const results: BulkItemResult[] = [];
   for (const [index, item] of items.entries()) {
     const externalId = item.external_id ?? null;
@@ -317,9 +300,8 @@ export async function bulkCreate(deps: Deps, actor: Actor, body: unknown): Promi
 }
 
 /** PUT /properties/bulk: as bulk create; items name their property and never re-map it. */
-export async function bulkUpdate(deps: Deps, actor: Actor, body: unknown) {
-  throwIfAny(checkBulkUpdateBody(body));
-  const items = (body as { properties: BulkUpdateInput[] }).properties;
+export async function bulkUpdate(deps: Deps, actor: Actor, body: BulkUpdateBodyInput) {
+  const items = body.properties;
   const results: BulkItemResult[] = [];
   for (const [index, item] of items.entries()) {
     const by = item.doorloom_id !== undefined ? { id: item.doorloom_id } : { externalId: item.external_id! };
@@ -375,7 +357,7 @@ export async function getProperty(deps: Deps, integrationId: number, ref: string
 // Host and staff (platform side, decisions §9)
 
 /** The staff view: the detail without partner mappings, every unit, and who covers it. */
-export async function staffPropertyView(deps: Deps, propertyId: number) {
+export async function staffPropertyView(deps: Deps, propertyId: number): Promise<Static<typeof StaffPropertyView>> {
   const state = await loadPropertyState(deps.db, null, propertyId, null);
   if (!state) throw notFound('No such property.');
   const { external_id: _e, coverage: _c, units: _u, ...detail } = propertyDetail(state);
@@ -400,9 +382,7 @@ export async function staffPropertyView(deps: Deps, propertyId: number) {
  * partner create (partner mappings in it are ignored); no integration covers it yet, so it is
  * invisible to every integration and records no event.
  */
-export async function hostCreateProperty(deps: Deps, brandId: number, body: unknown) {
-  throwIfAny(checkCreateBody(body));
-  const input = body as CreatePropertyInput;
+export async function hostCreateProperty(deps: Deps, brandId: number, input: CreatePropertyInput) {
   const now = deps.clock.now();
   const id = await deps.db.transaction().execute(async (trx) => {
     if (!(await selectBrand(trx, brandId))) throw notFound('No such brand.');
@@ -435,9 +415,7 @@ async function recordHostChange(
  * Staff `PATCH /properties/{id}`: host edits of the property's groups (address, occupancy, prices,
  * …). Every covering integration gets property.changed, and rates.changed when a price changed.
  */
-export async function hostUpdateProperty(deps: Deps, propertyId: number, body: unknown) {
-  const input = body === undefined ? {} : body;
-  throwIfAny(checkHostUpdateBody(input));
+export async function hostUpdateProperty(deps: Deps, propertyId: number, input: HostUpdatePropertyInput) {
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const appended = await deps.db.transaction().execute(async (trx) => {
@@ -478,10 +456,8 @@ export async function archiveProperty(deps: Deps, propertyId: number) {
  * property of its brand and receives the property's initial state, as on a partner create. Already
  * covered: only a changed `external_id` is applied (with property.changed to that integration).
  */
-export async function coverProperty(deps: Deps, integrationId: number, propertyId: number, body: unknown) {
-  // The body is optional (no body: cover without a mapping).
-  if (body !== undefined && !validateCoverageBody(body)) throw validationFailed(toFieldErrors(validateCoverageBody.errors ?? []));
-  const externalId = (body as { external_id?: string | null } | undefined)?.external_id;
+export async function coverProperty(deps: Deps, integrationId: number, propertyId: number, body: CoverageInput) {
+  const externalId = body.external_id;
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const { created, appended } = await writeTransaction(deps, async (trx) => {
@@ -523,7 +499,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
       propertyId,
       actorIntegrationId: null,
       onlyIntegrationId: integrationId,
-      build: (target) => initialEventDrafts(trx, propertyId, target, today),
+      build: (target) => initialEventDrafts(trx, propertyId, target, today, deps.config),
     });
     return { created: true, appended };
   });

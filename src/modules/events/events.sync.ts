@@ -6,6 +6,7 @@ import { AppError, FieldErrorCollector } from '../../http/errors.js';
 import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
 import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
+import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { createClaims, type Claims } from '../webhooks/webhooks.claims.js';
 import { announceAppended, appendEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
@@ -191,10 +192,16 @@ async function syncStep(deps: Deps, jobId: number): Promise<boolean> {
     }
     const propertyId = job.property_ids[job.next_index];
     const today = kolkataDate(now);
+    // The property's calendar lock, the one every writer of its calendar, units and settings takes,
+    // before anything is read: the state regenerated here and the sequences allocated for it are
+    // then both after every write that committed before, and before every write that follows. Read
+    // without it, a write committing between the read and the allocation would hold a lower
+    // sequence than these older payloads, and a partner applying events in order would keep them.
     // Sync events are the service's own regeneration, not an echo of a partner write, so they carry
     // origin `doorloom` (a receiver that ignores its own echoes must still apply them). A property
-    // no longer covered records nothing (appendEvents joins coverage).
-    const result = await appendEvents(trx, {
+    // no longer covered (or gone) records nothing (appendEvents joins coverage).
+    const locked = await lockPropertyCalendar(trx, propertyId);
+    const result = !locked ? undefined : await appendEvents(trx, {
       clock: deps.clock,
       propertyId,
       actorIntegrationId: null,

@@ -5,6 +5,7 @@ import { AppError, notFound, validationFailed, type FieldErrors } from '../../ht
 import { compileBodySchema, toFieldErrors } from '../../http/validation.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
+import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
 import { announceAppended, appendEvents, type EventDraft } from '../events/events.log.js';
 import {
   checkBulkCreateBody,
@@ -487,6 +488,9 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
   const { created, appended } = await writeTransaction(deps, async (trx) => {
     const integration = await selectIntegrationBrand(trx, integrationId);
     if (!integration) throw notFound('No such integration.');
+    // The calendar lock before the state is read: the initial state recorded here is then newer
+    // than every write with a lower sequence (writers of the property take the same lock).
+    if (!(await lockPropertyCalendar(trx, propertyId))) throw notFound('No such property.');
     const property = await selectProperty(trx, propertyId);
     if (!property) throw notFound('No such property.');
     if (property.brand_id !== integration.brand_id) {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
+import { listen } from '../db/listener.js';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
 import { AppError } from './errors.js';
@@ -54,6 +54,8 @@ const CACHE_MS = 2000;
 const CACHE_MAX = 10_000;
 const caches = new WeakMap<object, Map<string, { row: KeyRow; until: number }>>();
 export const AUTH_CHANNEL = 'doorloom_integration_auth';
+/** Databases whose change listener is not connected: nothing is cached for them meanwhile. */
+const unheard = new WeakSet<object>();
 
 function cacheOf(deps: Pick<Deps, 'db'>) {
   let cache = caches.get(deps.db);
@@ -90,6 +92,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
     cache.delete(hash);
     return undefined;
   }
+  if (unheard.has(deps.db)) return row; // another process's revocation could not reach us
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(hash, { row, until: now + CACHE_MS });
   return row;
@@ -134,42 +137,32 @@ export function staffAuth(deps: Deps) {
 
 /**
  * PostgreSQL: listens for other processes' forgetIntegration notifications on a connection of its
- * own. While the connection is down nothing can be trusted to arrive, so the cache is emptied and
- * the connection retried.
+ * own (src/db/listener.ts). Until it is listening, and whenever the connection is down, nothing
+ * could tell this process of a revoked key: the cache is emptied and nothing is cached, so every
+ * request reads the key from the database.
  */
 export function listenForAuthChanges(deps: Deps, databaseUrl: string): { stop(): Promise<void> } {
-  let client: pg.Client | null = null;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    c.on('notification', (message) => {
-      const id = Number(message.payload);
+  unheard.add(deps.db);
+  forgetIntegrationLocally(deps, null);
+  const listener = listen({
+    url: databaseUrl,
+    channels: AUTH_CHANNEL,
+    applicationName: 'doorloom-listen',
+    log: deps.log,
+    onMessage(_channel, payload) {
+      const id = Number(payload);
       forgetIntegrationLocally(deps, Number.isInteger(id) ? id : null);
-    });
-    c.on('error', (error) => {
-      deps.log.warn({ err: error }, 'auth change listener lost its connection');
-      forgetIntegrationLocally(deps, null);
-      c.end().catch(() => {});
-      if (!stopped) retry = setTimeout(() => void connect(), 1000);
-    });
-    try {
-      await c.connect();
-      await c.query(`listen ${AUTH_CHANNEL}`);
-      client = c;
+    },
+    onState(state) {
+      if (state === 'up') unheard.delete(deps.db);
+      else unheard.add(deps.db);
       forgetIntegrationLocally(deps, null); // whatever changed while no one listened
-    } catch (error) {
-      deps.log.warn({ err: error }, 'auth change listener could not connect');
-      c.end().catch(() => {});
-      if (!stopped) retry = setTimeout(() => void connect(), 1000);
-    }
-  };
-  void connect();
+    },
+  });
   return {
     async stop() {
-      stopped = true;
-      clearTimeout(retry);
-      await client?.end().catch(() => {});
+      await listener.stop();
+      unheard.delete(deps.db);
     },
   };
 }

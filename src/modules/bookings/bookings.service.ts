@@ -25,7 +25,7 @@ import {
   type BookingView,
   type ViewIds,
 } from './bookings.payloads.js';
-import { announceAppended, type AppendResult, type AppendTarget } from '../events/events.log.js';
+import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
 import type { ListBookingsQueryInput, UnitEntryInput, UpdateBookingInput } from './bookings.schemas.js';
 import {
   insertBookingWithHolds,
@@ -211,7 +211,7 @@ interface StayInput {
  */
 async function writeNewBooking(
   deps: Deps,
-  trx: Transaction<DB>,
+  trx: EventTransaction,
   write: {
     actorIntegrationId: number | null;
     propertyId: number;
@@ -340,7 +340,7 @@ export async function createBooking(deps: Deps, integrationId: number, body: unk
   let propertyId: number | null = null;
   // One transaction from the first read: the context read takes the property's calendar lock.
   const attempt = () =>
-    deps.db.transaction().execute(async (trx) => {
+    withEvents(deps, async (trx) => {
       const context = await selectCreateContext(trx, integrationId, input.external_booking_id, input.property);
       if (context.existingId !== null) {
         const existing: BookingRow | undefined = await selectVisibleBooking(trx, { integrationId }, { id: context.existingId });
@@ -363,7 +363,6 @@ export async function createBooking(deps: Deps, integrationId: number, body: unk
   try {
     const outcome = await retryPicks(() => picks, attempt);
     if (outcome.duplicate) return duplicateOf(deps, integrationId, outcome.duplicate);
-    announceAppended(deps.signals, outcome.appended);
     return { status: 201, booking: bookingView(outcome.row, outcome.ids) };
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_external_id')) {
@@ -416,17 +415,16 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, body: un
   };
   try {
     const picks = requested.some((r) => r.unitId === null);
-    const { row, appended } = await retryPicks(
+    const { row } = await retryPicks(
       () => picks,
       () =>
-        deps.db.transaction().execute(async (trx) => {
+        withEvents(deps, async (trx) => {
           const status = await lockPropertyForBooking(trx, propertyId);
           if (status === null) throw notFound('No such property.');
           refuseUnbookable(status);
           return writeNewBooking(deps, trx, { actorIntegrationId: null, propertyId, requested, input: stay, ids: NO_IDS, hostId: true });
         }),
     );
-    announceAppended(deps.signals, appended);
     return bookingView(row, NO_IDS);
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_host_external_id')) {
@@ -565,18 +563,14 @@ export async function updateBooking(
 ): Promise<{ booking: BookingView; changed: boolean }> {
   const input = checkUpdateBody(body);
   const attempt: Attempted = {};
-  const outcome = await deps.db
-    .transaction()
-    .execute(async (trx): Promise<Outcome> => {
+  const outcome = await withEvents(deps, async (trx): Promise<Outcome> => {
       const row = await selectVisibleBooking(trx, viewer, by, true);
       if (!row) throw bookingNotFound();
       checkIfMatch(ifMatch, row.revision);
       return applyChange(deps, trx, viewer, row, input, attempt);
-    })
-    .catch(async (error: unknown) => {
-      throw isHoldConflict(error) && attempt.stay ? await unavailableNow(deps, attempt.stay) : error;
-    });
-  announceAppended(deps.signals, outcome.appended);
+  }).catch(async (error: unknown) => {
+    throw isHoldConflict(error) && attempt.stay ? await unavailableNow(deps, attempt.stay) : error;
+  });
   return { booking: await viewOf(deps, viewer, outcome.row), changed: outcome.changed };
 }
 
@@ -587,7 +581,7 @@ interface Attempted {
 
 async function applyChange(
   deps: Deps,
-  trx: Transaction<DB>,
+  trx: EventTransaction,
   viewer: Viewer,
   row: BookingRow,
   input: UpdateBookingInput,
@@ -723,14 +717,13 @@ export async function cancelBooking(
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
   const input = checkCancelBody(body);
-  const outcome = await deps.db.transaction().execute(async (trx): Promise<Outcome> => {
+  const outcome = await withEvents(deps, async (trx): Promise<Outcome> => {
     const row = await selectVisibleBooking(trx, viewer, by, true);
     if (!row) throw bookingNotFound();
     if (row.status === 'cancelled' || row.status === 'refunded') return { row, changed: false };
     checkIfMatch(ifMatch, row.revision);
     return applyChange(deps, trx, viewer, row, { status: 'cancelled', reason: input.reason, refund_note: input.refund_note });
   });
-  announceAppended(deps.signals, outcome.appended);
   return { booking: await viewOf(deps, viewer, outcome.row), changed: outcome.changed };
 }
 

@@ -9,6 +9,7 @@ import { sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
 import { webhookUrlProblem } from '../webhooks/webhooks.url.js';
+import { wakeDelivery } from '../events/events.unit.js';
 import { findBrand, findIntegration, loadIntegrationWithFigures, slugExists } from './integrations.sql.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
@@ -222,7 +223,7 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
   }
   await deps.db.updateTable('integrations').set(changes as never).where('id', '=', integrationId).execute();
   if (changes.status !== undefined) await forgetIntegration(deps, integrationId);
-  deps.signals.emit('events', [integrationId]);
+  await wakeDelivery(deps, [integrationId]);
   return staffIntegrationView(deps, integrationId);
 }
 

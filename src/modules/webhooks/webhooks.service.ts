@@ -4,6 +4,7 @@ import { formatTimestamp } from '../../lib/time.js';
 import { staffIntegrationView } from '../integrations/integrations.service.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
 import { attemptLog } from './webhooks.sql.js';
+import { wakeDelivery } from '../events/events.unit.js';
 
 /**
  * Staff resume (decisions §9): a paused integration becomes active with its failures reset, and the
@@ -22,7 +23,7 @@ export async function resumeWebhook(deps: Deps, integrationId: number) {
     .where('id', '=', integrationId)
     .where('status', '!=', 'disabled')
     .execute();
-  deps.signals.emit('events', [integrationId]);
+  await wakeDelivery(deps, [integrationId]);
   return staffIntegrationView(deps, integrationId);
 }
 

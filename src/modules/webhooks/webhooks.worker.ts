@@ -29,6 +29,11 @@ export interface DeliveryWorkerOptions {
 export interface DeliveryWorker {
   /** Wakes delivery for these integrations, or scans for every due one. */
   kick(integrationIds?: number[]): void;
+  /**
+   * How often the safety-net scan runs from now on: slow while cross-process wake-ups arrive
+   * (LISTEN up), fast while they may be lost.
+   */
+  setScanInterval(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -66,8 +71,9 @@ interface Target {
  * the pending events strictly in sequence order, the next only after a 2xx, and ends when the
  * queue is empty, the integration is waiting on its retry ladder or paused (then it pings when due).
  *
- * It wakes on `events` (integration ids, after a commit that recorded events), on `clock` (the test
- * clock moved) and on a one-second scan, so every timer it honours is read from the service clock.
+ * It wakes on `events` (integration ids, after a commit that recorded events, see withEvents), on
+ * `clock` (the test clock moved), on other processes' notifications (see listenForEvents), and on a
+ * safety-net scan, so every timer it honours is read from the service clock.
  */
 export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions = {}): DeliveryWorker {
   const claims = options.claims ?? createClaims(deps);
@@ -302,7 +308,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   const stopLost = claims.onLost(() => {
     for (const run of runs.values()) abortRun(run);
   });
-  const timer = setInterval(() => void scan(), pollMs);
+  let timer = setInterval(() => void scan(), pollMs);
   timer.unref();
   setImmediate(() => void scan());
 
@@ -310,6 +316,12 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     kick(ids) {
       if (ids) for (const id of ids) kickOne(id);
       else void scan();
+    },
+    setScanInterval(ms) {
+      if (stopping) return;
+      clearInterval(timer);
+      timer = setInterval(() => void scan(), ms);
+      timer.unref();
     },
     async stop() {
       if (stopping) return;

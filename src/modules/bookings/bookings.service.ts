@@ -30,6 +30,7 @@ import type { ListBookingsQueryInput, UnitEntryInput, UpdateBookingInput } from 
 import {
   insertBookingWithHolds,
   isHost,
+  isCovered,
   lockPropertyForBooking,
   nextBookingId,
   selectAliases,
@@ -590,6 +591,11 @@ async function applyChange(
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const actorIntegrationId = isHost(viewer) ? null : viewer.integrationId;
+  // Coverage removed (docs/decisions.md, "Coverage"): the integration keeps reading and may cancel
+  // its own bookings of the property, but changes nothing else there, and so holds nothing.
+  if (actorIntegrationId !== null && !isCancel(input) && !(await isCovered(trx, actorIntegrationId, row.property_id))) {
+    throw propertyNotMapped('This integration no longer covers the booking’s property: the booking can be read and cancelled, not changed.');
+  }
   const nextStatus = input.status ?? row.status;
   const checkIn = input.check_in ?? row.check_in;
   const checkOut = input.check_out ?? row.check_out;
@@ -691,6 +697,15 @@ async function applyChange(
   const updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   const appended = await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights });
   return { row: updated, changed: true, appended };
+}
+
+/** The fields of a cancel; any other field sent makes a PATCH a change. */
+const CANCEL_FIELDS = new Set(['status', 'reason', 'refund_note']);
+const CHANGE_FIELDS = ['check_in', 'check_out', 'units', 'guest', 'pricing', 'notes', 'source', 'status', 'reason', 'refund_note'] as const;
+
+/** A cancel (POST …/cancel, or a PATCH to status cancelled with at most its reason and refund note). */
+function isCancel(input: UpdateBookingInput): boolean {
+  return input.status === 'cancelled' && CHANGE_FIELDS.every((k) => CANCEL_FIELDS.has(k) || input[k] === undefined);
 }
 
 /** Dates moved without a new units list: a kept unit that went off sale refuses the move. */

@@ -161,6 +161,17 @@ export function selectProperty(db: Q, propertyId: number) {
   return db.selectFrom('properties').select(['id', 'status']).where('id', '=', propertyId).executeTakeFirst();
 }
 
+/** Whether the integration covers the property now. */
+export async function isCovered(db: Q, integrationId: number, propertyId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('coverage')
+    .select('property_id')
+    .where('integration_id', '=', integrationId)
+    .where('property_id', '=', propertyId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The property's external_id for an integration (its coverage mapping), or null. */
 export async function selectPropertyExternalId(db: Q, integrationId: number, propertyId: number): Promise<string | null> {
   const row = await db

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { DailyJob } from '../../background.js';
 import type { Deps } from '../../deps.js';
 import { purgeExpiredIdempotencyKeys } from '../../http/idempotency.js';
+import { deleteEventsThrough } from './events.sql.js';
 
 export const RETENTION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -33,12 +34,7 @@ export async function runRetention(deps: Deps) {
     for (let lo = Number(range.lo); lo <= Number(range.hi); lo += CHUNK) {
       const hi = Math.min(Number(range.hi), lo + CHUNK - 1);
       // everything at or below hi, so events below lo left by an earlier, interrupted run go too
-      const result = await deps.db
-        .deleteFrom('events')
-        .where('integration_id', '=', range.integration_id)
-        .where('sequence', '<=', hi)
-        .executeTakeFirst();
-      events += Number(result.numDeletedRows ?? 0);
+      events += await deleteEventsThrough(deps.db, range.integration_id, hi);
     }
   }
 

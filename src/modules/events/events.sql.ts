@@ -64,6 +64,7 @@ export interface EventRow {
  * in between) and the events numbered from it. Rows go as VALUES (plain parameters; text arrays
  * would need every body escaped and parsed); callers pass at most 500 to stay under the
  * bind-parameter limit. Returns the rows written (0 when the integration was disabled meanwhile).
+ * The pending ones are added to the integration's `undelivered` count in the same statement.
  */
 export async function insertEvents(
   trx: Transaction<DB>,
@@ -81,9 +82,33 @@ export async function insertEvents(
       select ${target.integrationId}::int, a.base + r.n, r.id, r.type, ${target.origin}::text, ${target.propertyId}::int, r.window_from, r.window_to,
              r.head || (a.base + r.n)::text || r.tail, ${target.createdAt}::timestamptz, r.status
       from allocated a, (values ${values}) as r(n, id, type, window_from, window_to, head, tail, status)
+      returning delivery_status
+    ), counted as (
+      -- the webhooks module's count of pending events, kept in this transaction (GET /me reads it)
+      update webhook_delivery_state set undelivered = undelivered + (select count(*) from added where delivery_status = 'pending')
+      where integration_id = ${target.integrationId} and exists (select 1 from added where delivery_status = 'pending')
       returning 1
     )
     select count(*)::int as n from added
   `.execute(trx);
   return inserted[0]?.n ?? 0;
+}
+
+/**
+ * Retention: deletes an integration's events at or below `hi`; the pending ones among them leave
+ * the integration's `undelivered` count in the same statement. Returns how many were deleted.
+ */
+export async function deleteEventsThrough(db: Q, integrationId: number, hi: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with gone as (
+      delete from events where integration_id = ${integrationId} and sequence <= ${hi}
+      returning delivery_status
+    ), counted as (
+      update webhook_delivery_state set undelivered = undelivered - (select count(*) from gone where delivery_status = 'pending')
+      where integration_id = ${integrationId} and exists (select 1 from gone where delivery_status = 'pending')
+      returning 1
+    )
+    select count(*)::int as n from gone
+  `.execute(db);
+  return rows[0]?.n ?? 0;
 }

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { API_VERSION } from '../events/events.log.js';
-import { liveWebhookSecrets } from '../integrations/integrations.service.js';
+import { webhookSigningSecrets } from '../integrations/integrations.service.js';
 import { createClaims, type Claims } from './webhooks.claims.js';
 import { OutcomeBuffer, pauseIntegration, recordEventFailure, recordPing, type Attempt } from './webhooks.outcomes.js';
 import { pauseBeforeRetry } from './webhooks.policy.js';
@@ -155,7 +155,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     }
   }
 
-  function targetOf(state: DeliveryState): Target {
+  async function targetOf(state: DeliveryState): Promise<Target> {
     let url: URL | null = null;
     let urlProblem: string | null = null;
     try {
@@ -166,7 +166,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     return {
       url,
       urlProblem,
-      keys: liveWebhookSecrets(deps, state).map(signingKey),
+      keys: (await webhookSigningSecrets(deps, state.id)).map(signingKey),
       types: new Set(state.webhook_event_types),
       timeoutMs: state.webhook_timeout_seconds * 1000,
       slug: state.slug,
@@ -196,9 +196,9 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
       window: null,
       data: {},
     });
-    const result = await send(targetOf(state), id, body, run);
+    const result = await send(await targetOf(state), id, body, run);
     if (run.aborted) return false;
-    return recordPing(deps, state.id, WORKER_NAME, { eventId: id, eventType: 'ping', sequence: null, attempt: null, at, result });
+    return recordPing(deps, { integrationId: state.id, slug: state.slug }, WORKER_NAME, { eventId: id, eventType: 'ping', sequence: null, attempt: null, at, result });
   }
 
   async function deliver(id: number, run: Run): Promise<RunEnd> {
@@ -234,7 +234,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
             now,
           )
         ) {
-          await pauseIntegration(deps, id, 'delivery_failures');
+          await pauseIntegration(deps, { integrationId: id, slug: state.slug }, 'delivery_failures');
           return 'waiting';
         }
 
@@ -254,7 +254,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
           next.catch(() => {}); // awaited below, or dropped after a failure
         }
 
-        const target = targetOf(state);
+        const target = await targetOf(state);
         let failed = false;
         for (const event of batch) {
           if (!live()) return 'stopped';
@@ -275,7 +275,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
             continue;
           }
           await out.drain();
-          await recordEventFailure(deps, id, WORKER_NAME, event.sequence, attempt);
+          await recordEventFailure(deps, { integrationId: id, slug: state.slug }, WORKER_NAME, event.sequence, attempt);
           out.failed();
           failed = true;
           break;

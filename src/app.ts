@@ -5,7 +5,8 @@ import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './http/auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
 import { failureBody } from './http/envelope.js';
-import { AppError } from './http/errors.js';
+import { isDatabaseUnavailable } from './db/database.js';
+import { AppError, databaseUnavailable } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
@@ -15,6 +16,9 @@ import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/c
 import { registerEventRoutes } from './modules/events/events.routes.js';
 import { registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
+import { registerStaffListingRoutes } from './modules/console/console.routes.js';
+import { registerConsole } from './modules/console/console.assets.js';
+import { registerMetrics } from './modules/metrics/metrics.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -31,9 +35,23 @@ export interface BuildOptions {
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
   let countUnrouted: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
+  const requestTimeout = deps.config.requestTimeoutMs;
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
+    // A request (headers and body) must arrive whole within REQUEST_TIMEOUT_SECONDS, its headers
+    // within 10 s of that; a stalled client is answered 408 REQUEST_TIMEOUT (clientErrorHandler)
+    // and disconnected. Node checks the bounds every connectionsCheckingInterval.
+    requestTimeout,
+    http: {
+      headersTimeout: Math.min(requestTimeout, 10_000),
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))),
+    },
+    // An idle keep-alive connection is closed after this (above common load balancers' 60 s).
+    keepAliveTimeout: 72_000,
+    // On close: new requests answer 503 with Connection: close, idle connections are closed.
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
     requestIdHeader: false,
     genReqId(req) {
       const given = req.headers['x-request-id'];
@@ -71,11 +89,23 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     reply.header('x-request-id', request.id);
   });
 
+  // Shutting down: an answer sent from now on closes its connection, so keep-alive clients do not
+  // hold the server open (requests already in flight still get their answer).
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (draining) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
   // Before the API scope: its onRoute hook classifies the API's routes into rate tiers.
   const rateLimiter = installRateLimit(app, deps, API_PREFIX);
   countUnrouted = rateLimiter.countUnrouted;
 
   installErrorHandling(app);
+  registerMetrics(app, deps);
 
   await app.register(swagger, {
     openapi: {
@@ -91,13 +121,15 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
 
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerConsole(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     try {
       await deps.db.selectFrom('service_clock').select('id').executeTakeFirstOrThrow();
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
-    } catch {
-      return reply.code(503).send(failureBody('NOT_READY', 'The database is not answering.'));
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) request.log.error({ err: error }, 'readiness check failed');
+      return reply.code(503).header('retry-after', '5').send(failureBody('NOT_READY', 'The database is not answering.'));
     }
   });
 
@@ -122,6 +154,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffCalendarRoutes(staff, deps);
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);
+      registerStaffListingRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );
@@ -158,6 +191,10 @@ function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler(async (error: FastifyError | AppError, request, reply) => {
+    if (!(error instanceof AppError) && isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      error = databaseUnavailable();
+    }
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
       return reply.code(error.status).send(failureBody(error.code, error.message, error.errors));

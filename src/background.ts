@@ -1,4 +1,5 @@
 import type { Deps } from './deps.js';
+import { FailureGate } from './lib/backoff.js';
 import { kolkataDate } from './lib/time.js';
 import { loadClockOffset } from './modules/integrations/integrations.sql.js';
 import { inactiveSweep } from './modules/properties/properties.jobs.js';
@@ -53,13 +54,15 @@ export async function runDailyJobOnce(deps: Deps, job: DailyJob): Promise<boolea
  */
 export function startBackground(deps: Deps): Background {
   const timers: NodeJS.Timeout[] = [];
+  // A failing task (the database is down) is retried with capped exponential backoff, not every tick.
   const every = (ms: number, task: () => Promise<unknown>, what: string) => {
     let running = false;
+    const gate = new FailureGate(what, deps.log);
     const tick = () => {
-      if (running) return;
+      if (running || !gate.open) return;
       running = true;
       task()
-        .catch((error) => deps.log.warn({ err: error }, `${what} failed`))
+        .then(() => gate.succeeded(), (error) => gate.failed(error))
         .finally(() => (running = false));
     };
     timers.push(setInterval(tick, ms).unref());

@@ -1,3 +1,5 @@
+import { parseSecretsKey } from './lib/secrets.js';
+
 /**
  * The service's configuration: one pass over the environment, validated, frozen.
  * Decisions §1 lists every setting and its default.
@@ -19,6 +21,14 @@ export interface Config {
   background: boolean;
   /** Enforce the request rate tiers (off only for load tests). */
   rateLimits: boolean;
+  /** Longest a request may take to arrive whole, headers and body (REQUEST_TIMEOUT_SECONDS). */
+  requestTimeoutMs: number;
+  /** Staff API requests per minute per source address. */
+  staffRateLimit: number;
+  /** Failed staff authentications per minute per source address; past it every staff call of the address is refused. */
+  staffAuthFailureLimit: number;
+  /** A bearer token that may read /metrics (besides staff tokens). */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -29,23 +39,70 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = (env[name] ?? '').toLowerCase();
-  return raw === '1' || raw === 'true' || raw === 'yes';
+const TRUE = ['1', 'true', 'on'];
+const FALSE = ['0', 'false', 'off'];
+
+/** A boolean setting: 1/0, true/false, on/off (any case); unset or empty → `fallback`. */
+function flag(env: NodeJS.ProcessEnv, name: string, fallback = false): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (TRUE.includes(raw)) return true;
+  if (FALSE.includes(raw)) return false;
+  throw new ConfigError(`${name} must be one of 1/0, true/false, on/off, got "${env[name]}"`);
+}
+
+function secretsKeySetting(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.SECRETS_KEY?.trim() || null;
+  if (raw) {
+    try {
+      parseSecretsKey(raw);
+    } catch {
+      throw new ConfigError('SECRETS_KEY must be 32 bytes written as 64 hex characters or base64 (make one with: openssl rand -hex 32)');
+    }
+  }
+  return raw;
+}
+
+function databaseUrlSetting(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.DATABASE_URL?.trim() || null;
+  if (!raw || raw === 'memory:') return raw;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // refused below
+  }
+  if (!url || !/^postgres(ql)?:$/.test(url.protocol)) {
+    throw new ConfigError('DATABASE_URL must be postgres://user@host:port/database (or postgresql://…, or memory:); unset it to use the embedded database');
+  }
+  return raw;
+}
+
+/** `dls_` and 40 base62 characters: the form of every staff token the service mints. */
+export const STAFF_TOKEN_FORMAT = /^dls_[A-Za-z0-9]{40}$/;
+
+function staffToken(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.STAFF_TOKEN?.trim();
+  if (!raw) return null;
+  if (!STAFF_TOKEN_FORMAT.test(raw)) throw new ConfigError('STAFF_TOKEN must be dls_ followed by 40 letters or digits');
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const databaseUrl = env.DATABASE_URL?.trim() || null;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl) && databaseUrl !== 'memory:') {
-    throw new ConfigError('DATABASE_URL must be postgres://…, postgresql://… or memory:');
-  }
-  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const databaseUrl = databaseUrlSetting(env);
+  const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  const dataDir = env.DATA_DIR?.trim() || './data';
+  if (dataDir.includes('\0')) throw new ConfigError('DATA_DIR must be a directory path');
   const workers = intSetting(env, 'WORKERS', 1, 1, 64);
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && !/^[A-Za-z0-9_\-.~+/]{16,256}=*$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 characters of letters, digits and -._~+/ (a bearer token)');
+  }
   if (workers > 1 && !databaseUrl?.startsWith('postgres')) {
     throw new ConfigError('WORKERS above 1 needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database lives in one process');
   }
@@ -53,15 +110,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
-    dataDir: env.DATA_DIR || './data',
-    staffToken: env.STAFF_TOKEN?.trim() || null,
-    secretsKey: env.SECRETS_KEY?.trim() || null,
+    dataDir,
+    staffToken: staffToken(env),
+    secretsKey: secretsKeySetting(env),
     testClock: flag(env, 'TEST_CLOCK'),
     webhookAllowInsecure: flag(env, 'WEBHOOK_ALLOW_INSECURE'),
     maxStayNights: intSetting(env, 'MAX_STAY_NIGHTS', 30, 1, 3650),
     workers,
     logLevel,
     background: !flag(env, 'NO_BACKGROUND'),
-    rateLimits: !['0', 'off', 'false', 'no'].includes((env.RATE_LIMITS ?? '').toLowerCase()),
+    rateLimits: flag(env, 'RATE_LIMITS', true),
+    requestTimeoutMs: intSetting(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
+    staffRateLimit: intSetting(env, 'STAFF_RATE_LIMIT', 600, 1, 1_000_000),
+    staffAuthFailureLimit: intSetting(env, 'STAFF_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
+    metricsToken,
   });
 }

@@ -1,84 +1,199 @@
 import cluster from 'node:cluster';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { startBackground } from './background.js';
 import { listenForAuthChanges } from './http/auth.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { describeDatabaseUrl, isDatabaseUnavailable } from './db/database.js';
 import { ensureStaffToken } from './modules/integrations/integrations.service.js';
-import { createRuntime } from './runtime.js';
+import { serveClusterMetrics } from './modules/metrics/metrics.js';
+import { createRuntime, type Runtime } from './runtime.js';
 
-async function serve(): Promise<void> {
-  const config = loadConfig();
+/**
+ * Shutdown budget. SIGTERM: stop accepting, let requests in flight answer (their connections then
+ * close) for up to DRAIN_MS, cut what is left, stop the background loops (a delivery in flight
+ * gets 3 s), close the database. A supervisor usually waits 10 s before SIGKILL; the process is
+ * gone well before.
+ */
+const DRAIN_MS = 5_000;
+const FORCE_EXIT_MS = 9_000;
+
+function fail(line: string, code: number): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(code);
+}
+
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`configuration error: ${error.message}`, 2);
+    throw error;
+  }
+}
+
+/** The innermost message of an error chain, on one line. */
+function causeOf(error: unknown): string {
+  let e = error as { cause?: unknown; message?: string; code?: string } | undefined;
+  while (e && typeof e === 'object' && e.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  const text = e?.message || e?.code || String(error);
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** A start that cannot go on: one line on stderr (configuration: exit 2; anything else: exit 1). */
+function startFailure(config: Config, error: unknown): never {
+  if (error instanceof ConfigError) fail(`configuration error: ${error.message}`, 2);
+  const code = (error as { code?: string }).code;
+  if (config.databaseUrl?.startsWith('postgres') && (isDatabaseUnavailable(error) || /^(28|3D)/.test(code ?? '') || /^(28|3D)/.test(String((error as { cause?: { code?: string } }).cause?.code ?? '')))) {
+    fail(`cannot reach the database at ${describeDatabaseUrl(config.databaseUrl)}: ${causeOf(error)}`, 1);
+  }
+  if (code === 'EADDRINUSE') fail(`cannot listen on ${config.host}:${config.port}: the port is in use (set PORT to a free one)`, 1);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+    fail(`configuration error: cannot listen on ${config.host}:${config.port} (${code}): set HOST to an address of this machine and PORT to one this user may open`, 2);
+  }
+  if (['debug', 'trace'].includes(config.logLevel) && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  fail(`failed to start: ${causeOf(error)}`, 1);
+}
+
+async function runtimeOrExit(config: Config, logger: Logger): Promise<Runtime> {
+  try {
+    return await createRuntime(config, logger);
+  } catch (error) {
+    startFailure(config, error);
+  }
+}
+
+function engineLine(config: Config, runtime: Runtime): Record<string, unknown> {
+  return {
+    engine: runtime.deps.engine,
+    database: config.databaseUrl?.startsWith('postgres') ? describeDatabaseUrl(config.databaseUrl) : config.databaseUrl === 'memory:' ? 'memory' : config.dataDir,
+    migrationsApplied: runtime.migrations,
+  };
+}
+
+async function serve(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
-  const { deps, database } = await createRuntime(config, logger);
-  if (config.testClock) logger.warn('TEST_CLOCK=1: the staff API can move the service clock. Never use this in production.');
+  const runtime = await runtimeOrExit(config, logger);
+  const { deps, database } = runtime;
+  logger.info(
+    engineLine(config, runtime),
+    runtime.migrations.length > 0 ? `database ready: ${runtime.migrations.length} migrations applied` : 'database ready: schema current',
+  );
+  if (config.testClock) logger.warn('TEST_CLOCK on: the staff API can move the service clock. Never use this in production.');
   if (!config.rateLimits) logger.warn('RATE_LIMITS=off: request rate tiers are not enforced. For load tests only.');
-  if (!cluster.isWorker || cluster.worker?.id === 1) {
-    const token = await ensureStaffToken(deps);
-    if (token) process.stdout.write(`staff token: ${token}\n`);
+  try {
+    if (!cluster.isWorker) {
+      const token = await ensureStaffToken(deps);
+      if (token) process.stdout.write(`staff token: ${token}\n`);
+    }
+  } catch (error) {
+    startFailure(config, error);
   }
   const app = await buildApp(deps, { logger });
   const authListener = deps.engine === 'postgres' && config.databaseUrl ? listenForAuthChanges(deps, config.databaseUrl) : null;
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    startFailure(config, error);
+  }
   const background = config.background ? startBackground(deps) : null;
-  await app.listen({ port: config.port, host: config.host });
+  logger.info(
+    { address, engine: deps.engine, background: !!background, worker: cluster.isWorker ? cluster.worker?.id : undefined },
+    `listening on ${address}; background work ${background ? 'runs in this process' : 'off (NO_BACKGROUND)'}`,
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000).unref();
-    await app.close();
-    await background?.stop();
-    await authListener?.stop();
-    await database.close();
-    clearTimeout(force);
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, FORCE_EXIT_MS).unref();
+    // Connections that finish their answer close (Connection: close); those idle in between are
+    // closed as they become idle; whatever is still open after DRAIN_MS is cut.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+    const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS);
+    try {
+      await Promise.all([app.close(), background?.stop()]);
+      await authListener?.stop();
+      await database.close();
+    } catch (error) {
+      logger.error({ err: error }, 'error while shutting down');
+    }
+    clearInterval(sweep);
+    clearTimeout(cut);
+    logger.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-async function main(): Promise<void> {
-  let config;
+/** WORKERS > 1: migrate and bootstrap once, fork, replace crashed workers, drain them on SIGTERM. */
+async function primary(config: Config): Promise<void> {
+  const logger = pino({ level: config.logLevel });
+  const runtime = await runtimeOrExit(config, logger);
+  logger.info({ ...engineLine(config, runtime), workers: config.workers }, `database ready; starting ${config.workers} workers`);
   try {
-    config = loadConfig();
+    const token = await ensureStaffToken(runtime.deps);
+    if (token) process.stdout.write(`staff token: ${token}\n`);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`configuration error: ${error.message}\n`);
+    startFailure(config, error);
+  }
+  await runtime.database.close();
+  serveClusterMetrics();
+
+  let stopping = false;
+  for (let i = 0; i < config.workers; i++) cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        logger.info('every worker has stopped');
+        process.exit(0);
+      }
+      return;
+    }
+    // A worker that cannot start (exit 1 or 2 before listening) would only fail again.
+    if (code === 2) {
+      logger.error({ pid: worker.process.pid }, 'a worker refused its configuration; stopping');
       process.exit(2);
     }
-    throw error;
-  }
-  if (config.workers > 1 && cluster.isPrimary) {
-    // Migrate and bootstrap once before forking, so workers start on a ready database.
-    const { deps, database } = await createRuntime(config, pino({ level: config.logLevel }));
-    const token = await ensureStaffToken(deps);
-    if (token) process.stdout.write(`staff token: ${token}\n`);
-    await database.close();
-    for (let i = 0; i < config.workers; i++) cluster.fork();
-    cluster.on('exit', (worker, code, signal) => {
-      if (code !== 0 && signal !== 'SIGTERM') {
-        process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
-        cluster.fork();
-      }
-    });
-    const stop = () => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-      setTimeout(() => process.exit(0), 200).unref();
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-    return;
-  }
-  await serve();
+    logger.warn({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
+    cluster.fork();
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: waiting for the workers to drain');
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(0);
+    for (const worker of workers) worker?.process.kill('SIGTERM');
+    setTimeout(() => {
+      logger.error('workers did not stop in time; killing them');
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, FORCE_EXIT_MS + 500).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  // Nothing this process writes (the embedded database, the secrets key) is for other users.
+  process.umask(0o077);
+  const config = configOrExit();
+  // A stray rejected promise (a database call nobody awaited) is logged, never fatal.
+  process.on('unhandledRejection', (reason) => {
+    pino({ level: config.logLevel }).error({ err: reason }, 'unhandled rejection');
+  });
+  if (config.workers > 1 && cluster.isPrimary) return primary(config);
+  await serve(config);
 }
 
 main().catch((error) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`configuration error: ${error.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(`failed to start: ${causeOf(error)}\n`);
   process.exit(1);
 });

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import type { Deps } from './deps.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { loadClockOffset } from './modules/integrations/integrations.sql.js';
+import { createMetrics } from './modules/metrics/metrics.js';
 
 /** The key that seals webhook secrets: SECRETS_KEY, or (embedded only) one kept in DATA_DIR. */
 export async function resolveSecretsKey(config: Config): Promise<Buffer> {
@@ -23,7 +25,7 @@ export async function resolveSecretsKey(config: Config): Promise<Buffer> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  await fs.mkdir(config.dataDir, { recursive: true });
+  await secureDataDir(config.dataDir);
   const key = randomBytes(32);
   // 'wx': never overwrite a key another process wrote first
   await fs.writeFile(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' }).catch(async (error) => {
@@ -32,16 +34,67 @@ export async function resolveSecretsKey(config: Config): Promise<Buffer> {
   return parseSecretsKey(await fs.readFile(file, 'utf8'));
 }
 
+/**
+ * DATA_DIR holds the embedded database and the secrets key: only this user may read it. Created
+ * 0700, set back to 0700 on every start, and every file or directory already under it loses its
+ * group and other permissions (files written before, or by a run with a looser umask). New files
+ * follow the process umask, which main sets to 077.
+ */
+export async function secureDataDir(dir: string): Promise<void> {
+  try {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    await fs.chmod(dir, 0o700);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EROFS') {
+      throw new ConfigError(`DATA_DIR ${dir} cannot be used (${code}): point DATA_DIR at a directory this user can create and write`);
+    }
+    throw error;
+  }
+  const walk = async (at: string): Promise<void> => {
+    for (const entry of await fs.readdir(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isSymbolicLink()) continue;
+      const { mode } = await fs.stat(full);
+      if (mode & 0o077) await fs.chmod(full, mode & 0o700);
+      if (entry.isDirectory()) await walk(full);
+    }
+  };
+  await walk(dir);
+}
+
+/**
+ * PGlite sets its files' modes itself (0666, whatever the umask): they are made private again
+ * once the database is open, every minute while it runs (new relation files), and after it closes.
+ * The 0700 directory already keeps other users out in between.
+ */
+async function keepDataDirPrivate(dir: string, database: Database, logger: pino.Logger): Promise<void> {
+  const sweep = () => secureDataDir(dir).catch((error) => logger.warn({ err: error }, 'could not restrict DATA_DIR permissions'));
+  await secureDataDir(dir);
+  const timer = setInterval(sweep, 60_000).unref();
+  const close = database.close;
+  database.close = async () => {
+    clearInterval(timer);
+    await close();
+    await sweep();
+  };
+}
+
 export interface Runtime {
   deps: Deps;
   database: Database;
+  /** Migrations this start applied (empty when the schema was current). */
+  migrations: string[];
 }
 
 /** Config → database → migrations → deps: everything but the HTTP server and the loops. */
 export async function createRuntime(config: Config, logger = pino({ level: config.logLevel })): Promise<Runtime> {
+  const embeddedOnDisk = !config.databaseUrl;
+  if (embeddedOnDisk) await secureDataDir(config.dataDir);
   const key = await resolveSecretsKey(config);
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
-  await migrate(database.db);
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: logger });
+  const migrations = await migrate(database.db);
+  if (embeddedOnDisk) await keepDataDirPrivate(config.dataDir, database, logger);
   const clock = createClock(config.testClock ? await loadClockOffset(database.db) : 0);
   const deps: Deps = {
     config,
@@ -53,5 +106,7 @@ export async function createRuntime(config: Config, logger = pino({ level: confi
     signals: new EventEmitter(),
   };
   deps.signals.setMaxListeners(100);
-  return { deps, database };
+  // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
+  deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
+  return { deps, database, migrations };
 }

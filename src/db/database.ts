@@ -14,7 +14,15 @@ export type Engine = 'postgres' | 'pglite';
 export interface Database {
   db: Kysely<DB>;
   engine: Engine;
+  /** PostgreSQL: the connection pool's counts now (/metrics). */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 // int8 → number (sequences and ids stay far below 2^53), numeric → number (money has two decimals),
@@ -37,13 +45,63 @@ export interface DatabaseOptions {
   /** An already open PGlite to share (tests open one per process). */
   pglite?: PGlite;
   poolSize?: number;
+  /** Told of connections the pool lost while idle (the database restarted, a backend was ended). */
+  log?: { warn(obj: object, msg: string): void };
+  /** PostgreSQL application_name of the pool's connections (operators find the service by it). */
+  applicationName?: string;
+}
+
+/**
+ * Time limits of PostgreSQL work. A request must fail fast when the database is unreachable
+ * rather than hang: a connection (or a free pooled one) within CONNECT_TIMEOUT_MS, a statement
+ * within STATEMENT_TIMEOUT_MS (server side, which also ends lock waits), and an answer to any
+ * query within QUERY_TIMEOUT_MS even when the network says nothing at all (client side; the
+ * connection is then discarded, as its state is unknown).
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const STATEMENT_TIMEOUT_MS = 15_000;
+export const QUERY_TIMEOUT_MS = 20_000;
+
+// Node's codes for a connection that could not be made or was cut.
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOTCONN']);
+// pg and pg-pool say these in words only.
+const NETWORK_MESSAGES = /connection terminated|timeout exceeded when trying to connect|connection timeout|query read timeout|not queryable|cannot use a pool after calling end|client was closed|connection error/i;
+
+/**
+ * True when an error means "the database cannot be reached or cannot answer now", as opposed to a
+ * fault of the statement: network failures, the server shutting down or ending the session
+ * (57P01–57P03), connection exceptions (08xxx), too many connections (53300), a statement
+ * cancelled by its timeout (57014), and pg's own connect and read timeouts.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (typeof e !== 'object') return false;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (NETWORK_CODES.has(code)) return true;
+      if (/^(57P0[123]|08...|53300|57014)$/.test(code)) return true;
+    }
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && NETWORK_MESSAGES.test(message)) return true;
+  }
+  return false;
 }
 
 export async function openPGlite(dataDir: string | null): Promise<PGlite> {
-  if (dataDir) await fs.mkdir(dataDir, { recursive: true });
+  if (dataDir) await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   return PGlite.create(dataDir ? path.join(dataDir, 'pglite') : undefined, {
     parsers: Object.fromEntries(Object.entries(textParsers).map(([oid, fn]) => [oid, fn])),
   });
+}
+
+/** Where a PostgreSQL database handle connects (for messages): `host:port`. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'the configured database';
+  }
 }
 
 /** A Kysely whose writes move its TableChanges (see changesOf). */
@@ -57,19 +115,44 @@ function watched(dialect: Dialect): Kysely<DB> {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const searchPath = options.schema ? `"${options.schema}", public` : null;
   if (options.url?.startsWith('postgres')) {
+    const settings = [`-c statement_timeout=${STATEMENT_TIMEOUT_MS}`];
+    if (searchPath) settings.push(`-c search_path=${searchPath.replace(/\s/g, '')}`);
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
       Client: PreparingClient,
-      options: searchPath ? `-c search_path=${searchPath.replace(/\s/g, '')}` : undefined,
+      application_name: options.applicationName ?? 'doorloom',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+      options: settings.join(' '),
       types: {
         getTypeParser: ((oid: number, format?: string) =>
           textParsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
     });
+    // Without a listener an idle connection's error (a backend ended, the server restarting) would
+    // be an unhandled 'error' event and end the process; pg-pool has already dropped the client.
+    let lastWarned = 0;
+    pool.on('error', (error) => {
+      if (Date.now() - lastWarned < 5_000) return;
+      lastWarned = Date.now();
+      options.log?.warn({ err: error }, 'database connection lost (the pool opens another when needed)');
+    });
+    // pg-pool listens for a client's errors only while it is idle in the pool. A client checked out
+    // (inside a transaction, or between two statements) whose session ends gets an 'error' with
+    // no query to fail: handled here, the client is merely unusable and the pool drops it on release.
+    pool.on('connect', (client) => {
+      client.on('error', (error) => {
+        if (Date.now() - lastWarned < 5_000) return;
+        lastWarned = Date.now();
+        options.log?.warn({ err: error }, 'database connection lost while in use');
+      });
+    });
     const db = watched(new PostgresDialect({ pool }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
-    return { db, engine: 'postgres', close: () => db.destroy() };
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, engine: 'postgres', poolStats, close: () => db.destroy() };
   }
   const shared = options.pglite;
   const pglite = shared ?? (await openPGlite(options.url === 'memory:' ? null : options.dataDir));
@@ -86,10 +169,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * Applies pending migrations; throws with the failing migration's name. `schema` keeps the
- * migration bookkeeping beside the tables when a schema other than public is in use.
+ * Applies pending migrations and answers their names; throws with the failing migration's name
+ * (the original error as its cause). `schema` keeps the migration bookkeeping beside the tables
+ * when a schema other than public is in use.
  */
-export async function migrate(db: Kysely<DB>, schema?: string): Promise<void> {
+export async function migrate(db: Kysely<DB>, schema?: string): Promise<string[]> {
   const migrator = new Migrator({
     db,
     migrationTableSchema: schema,
@@ -99,6 +183,7 @@ export async function migrate(db: Kysely<DB>, schema?: string): Promise<void> {
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${cause}`);
+    throw new Error(failed ? `migration ${failed.migrationName} failed: ${cause}` : `migrations could not run: ${cause}`, { cause: error });
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

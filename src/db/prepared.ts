@@ -34,12 +34,28 @@ function nameOf(text: string): string {
 
 const isStalePlan = (error: unknown) => (error as { code?: string } | null)?.code === '0A000';
 
+const isReadTimeout = (error: unknown) => (error as { message?: string } | null)?.message === 'Query read timeout';
+
 export class PreparingClient extends pg.Client {
   private readonly named = new Set<string>();
   private readonly retired = new Set<string>();
 
-  // pg's overloads are many; only (text, values) — the form Kysely uses — is rewritten.
   override query(config: unknown, values?: unknown, callback?: unknown): never {
+    const result = this.prepareAndRun(config, values, callback) as unknown;
+    if (result instanceof Promise) {
+      return result.catch((error: unknown) => {
+        // pg gave up waiting (query_timeout) but the statement may still be running on the
+        // connection, which would answer the next caller's query with this one's rows: end it,
+        // and the pool replaces it.
+        if (isReadTimeout(error)) (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        throw error;
+      }) as never;
+    }
+    return result as never;
+  }
+
+  // pg's overloads are many; only (text, values) — the form Kysely uses — is rewritten.
+  private prepareAndRun(config: unknown, values?: unknown, callback?: unknown): never {
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && callback === undefined && DATA_STATEMENT.test(config)) {
       const name = nameOf(config);
       if (!this.retired.has(name) && (this.named.has(name) || this.named.size < MAX_NAMED)) {

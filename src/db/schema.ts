@@ -17,7 +17,11 @@ export interface ServiceClockTable {
 export interface StaffTokensTable {
   id: Generated<number>;
   token_hash: string;
+  name: string;
+  kind: 'bootstrap' | 'named';
   created_at: Timestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
 }
 
 export interface BrandsTable {

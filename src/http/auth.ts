@@ -3,7 +3,9 @@ import { sql } from 'kysely';
 import { listen } from '../db/listener.js';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
+import { authenticateStaffToken } from '../modules/integrations/staff-tokens.service.js';
 import { AppError } from './errors.js';
+import { guardStaff } from './rate-limit.js';
 
 export interface IntegrationContext {
   id: number;
@@ -15,12 +17,14 @@ export interface IntegrationContext {
 declare module 'fastify' {
   interface FastifyRequest {
     integration: IntegrationContext;
+    /** The staff API: id of the staff token the request authenticated with. */
+    staffTokenId: number;
   }
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/i; // the auth scheme is case-insensitive (RFC 9110)
 
-function bearerToken(request: FastifyRequest): string | null {
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return null;
   return BEARER.exec(header.trim())?.[1] ?? null;
@@ -29,10 +33,7 @@ function bearerToken(request: FastifyRequest): string | null {
 const unauthenticated = () => new AppError(401, 'UNAUTHENTICATED', 'A valid API key is required: send Authorization: Bearer <API_KEY>.');
 
 async function isStaffToken(deps: Deps, token: string): Promise<boolean> {
-  if (!token.startsWith('dls_')) return false;
-  const hash = sha256Hex(token);
-  const row = await deps.db.selectFrom('staff_tokens').select('token_hash').where('token_hash', '=', hash).executeTakeFirst();
-  return !!row && digestsEqual(row.token_hash, hash);
+  return (await authenticateStaffToken(deps, token)) !== null;
 }
 
 interface KeyRow {
@@ -100,7 +101,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
 
 /** onRequest hook of the integrations API: resolves the API key to its integration. */
 export function integrationAuth(deps: Deps) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw unauthenticated();
     const integration = await findIntegrationByKey(deps, token);
@@ -119,20 +120,26 @@ export function integrationAuth(deps: Deps) {
       slug: integration.slug,
       status: integration.status,
     };
+    // Every later log line of the request (its completion included) names the integration.
+    request.log = reply.log = request.log.child({ integration_id: integration.id });
   };
 }
 
-/** onRequest hook of the staff API. */
+/** onRequest hook of the staff API, behind its rate limits (guardStaff). */
 export function staffAuth(deps: Deps) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return guardStaff(deps, async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw new AppError(401, 'UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
-    if (await isStaffToken(deps, token)) return;
+    const staffTokenId = await authenticateStaffToken(deps, token);
+    if (staffTokenId !== null) {
+      request.staffTokenId = staffTokenId;
+      return;
+    }
     if (await findIntegrationByKey(deps, token)) {
       throw new AppError(403, 'NOT_STAFF_TOKEN', 'An integration API key cannot call the staff API.');
     }
     throw new AppError(401, 'UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
-  };
+  });
 }
 
 /**

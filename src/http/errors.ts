@@ -41,3 +41,17 @@ export class FieldErrorCollector {
     if (!this.empty) throw validationFailed(this.errors);
   }
 }
+
+/** Seconds a client is told to wait (Retry-After) while the database cannot be reached. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** 503 when the database cannot be reached or cannot answer in time (never a bare 500). */
+export function databaseUnavailable(): AppError {
+  return new AppError(
+    503,
+    'DATABASE_UNAVAILABLE',
+    'The database is unavailable. Retry in a few seconds.',
+    undefined,
+    { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  );
+}

@@ -120,6 +120,8 @@ interface CounterStore {
   hit(window: number, buckets: string[]): number[] | Promise<number[]>;
   /** The highest count this process has seen for the bucket in the window (never above the truth). */
   seen(window: number, bucket: string): number;
+  /** The bucket's count in the window, without adding to it. */
+  read(window: number, bucket: string): number | Promise<number>;
 }
 
 /** Counts of the current window only: the next window starts from an empty map. */
@@ -155,6 +157,10 @@ class MemoryStore implements CounterStore {
   }
 
   seen(window: number, bucket: string): number {
+    return this.counts.get(window, bucket);
+  }
+
+  read(window: number, bucket: string): number {
     return this.counts.get(window, bucket);
   }
 }
@@ -220,6 +226,16 @@ class PostgresStore implements CounterStore {
 
   seen(window: number, bucket: string): number {
     return this.local.get(window, bucket);
+  }
+
+  async read(window: number, bucket: string): Promise<number> {
+    const row = await sql<{ hits: number }>`
+      select hits from rate_limit_counters where window_minute = ${window} and bucket = ${bucket}
+    `.execute(this.db);
+    const hits = row.rows[0]?.hits ?? 0;
+    const local = this.local.of(window);
+    if (hits > (local.get(bucket) ?? 0)) local.set(bucket, hits);
+    return hits;
   }
 
   /**
@@ -312,6 +328,13 @@ function rateLimited(tier: Tier, retryAfter: number): AppError {
 // ---------------------------------------------------------------------------------------------
 // Hooks
 
+/** The current window of the service clock and the seconds until it ends. */
+function windowOf(deps: Deps): { window: number; resetSeconds: number } {
+  const now = deps.clock.nowMs();
+  const window = Math.floor(now / WINDOW_MS);
+  return { window, resetSeconds: Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000)) };
+}
+
 type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 export interface RateLimiter {
@@ -359,11 +382,7 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
     }
   });
 
-  const clockWindow = () => {
-    const now = deps.clock.nowMs();
-    const window = Math.floor(now / WINDOW_MS);
-    return { window, resetSeconds: Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000)) };
-  };
+  const clockWindow = () => windowOf(deps);
 
   /** Counts the request against its address only (unauthenticated, unknown route); refuses over the limit. */
   async function countAddressOnly(reply: FastifyReply, window: number, resetSeconds: number, bucket: string): Promise<void> {
@@ -432,4 +451,55 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
   };
   app.decorate('rateLimiter', limiter);
   return limiter;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Staff API
+
+/**
+ * Wraps the staff API's authentication hook with its two limits per source address (bucketed as
+ * above), in the same windows and counters as the integrations API:
+ *
+ * - every call counts against `staff-ip` (STAFF_RATE_LIMIT, 600 a minute by default), refused ones
+ *   included, before the token is looked at;
+ * - every failed authentication (no token, a wrong, revoked or integration token) also counts
+ *   against `staff-auth-failures` (STAFF_AUTH_FAILURE_LIMIT, 10 a minute). Once an address has
+ *   used them up, every staff call of the address is refused until the window ends, the right
+ *   token included: otherwise a guesser would learn from the answer's status which guess was right.
+ *
+ * Refusals are 429 `RATE_LIMITED` with Retry-After (seconds to the window's end).
+ */
+export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
+  if (!deps.config.rateLimits) return authenticate;
+  const overall: Tier = { name: 'staff-ip', limit: deps.config.staffRateLimit, covers: 'staff API calls from one source address' };
+  const failures: Tier = { name: 'staff-auth-failures', limit: deps.config.staffAuthFailureLimit, covers: 'failed staff authentications' };
+  const lockedOut = (retryAfter: number) =>
+    new AppError(
+      429,
+      'RATE_LIMITED',
+      `Too many failed authentications from this address: at most ${failures.limit} a minute. Retry after ${retryAfter} seconds.`,
+      { retry_after: retryAfter },
+      { 'retry-after': String(retryAfter) },
+    );
+  let resolved: CounterStore | undefined;
+  return async function rateLimitedStaffAuthentication(request, reply) {
+    const store = (resolved ??= storeFor(deps));
+    const { window, resetSeconds } = windowOf(deps);
+    const address = addressBucket(request.ip);
+    const failureBucket = `staff-fail:${address}`;
+    // An address this process already knows to be locked out costs no round trip (a flood of guesses).
+    if (store.seen(window, failureBucket) >= failures.limit) throw lockedOut(resetSeconds);
+    const [count] = await store.hit(window, [`staff-ip:${address}`]);
+    // No X-RateLimit fields here: those are the integrations API's contract; a 429 says Retry-After.
+    if (usage(overall, count).exceeded) throw rateLimited(overall, resetSeconds);
+    if ((await store.read(window, failureBucket)) >= failures.limit) throw lockedOut(resetSeconds);
+    try {
+      await authenticate(request, reply);
+    } catch (error) {
+      const [failed] = await store.hit(window, [failureBucket]);
+      // Failures racing each other past the limit: the ones beyond it are refused like the rest.
+      if (failed > failures.limit) throw lockedOut(resetSeconds);
+      throw error;
+    }
+  };
 }

@@ -30,3 +30,46 @@ export class Backoff {
     return this.failures;
   }
 }
+
+interface GateLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/**
+ * The guard of a background loop that ticks on a timer: after a failure the ticks are skipped
+ * until the backoff delay has passed (wall time, not the service clock), so a database outage
+ * costs one try (and one log line) per delay instead of one per tick. The first failure, every
+ * tenth after it and the recovery are logged.
+ */
+export class FailureGate {
+  private until = 0;
+  private readonly backoff: Backoff;
+
+  constructor(
+    private readonly what: string,
+    private readonly log: GateLog,
+    baseMs = 500,
+    maxMs = 30_000,
+  ) {
+    this.backoff = new Backoff(baseMs, maxMs);
+  }
+
+  /** False while backing off: skip this tick. */
+  get open(): boolean {
+    return Date.now() >= this.until;
+  }
+
+  failed(error: unknown): void {
+    const delay = this.backoff.failed();
+    this.until = Date.now() + delay;
+    const n = this.backoff.failureCount;
+    if (n === 1 || n % 10 === 0) this.log.warn({ err: error, failures: n, retryInMs: delay }, `${this.what} failed; backing off`);
+  }
+
+  succeeded(): void {
+    if (this.backoff.failing) this.log.info({ failures: this.backoff.failureCount }, `${this.what} resumed`);
+    this.backoff.succeeded();
+    this.until = 0;
+  }
+}

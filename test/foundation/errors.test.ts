@@ -32,7 +32,7 @@ describe('error envelope', () => {
   });
 
   it('403 NOT_INTEGRATION_TOKEN for a staff token on the integrations API', async () => {
-    const res = await ctx.api('dls_TestStaffToken0000000000000000000000000', 'GET', '/me');
+    const res = await ctx.api('dls_TestStaffToken00000000000000000000000000', 'GET', '/me');
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual(failure('NOT_INTEGRATION_TOKEN'));
   });

@@ -9,10 +9,11 @@ import type { Deps } from '../../src/deps.js';
 import { createClock } from '../../src/lib/clock.js';
 import { createSecretBox } from '../../src/lib/secrets.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
+import { createMetrics } from '../../src/modules/metrics/metrics.js';
 import pino from 'pino';
 import { expect } from 'vitest';
 
-export const STAFF_TOKEN = 'dls_TestStaffToken0000000000000000000000000';
+export const STAFF_TOKEN = 'dls_TestStaffToken00000000000000000000000000';
 
 /** The engine under test: PostgreSQL when DATABASE_URL is set, in-memory PGlite otherwise. */
 export const databaseUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
@@ -57,6 +58,10 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     TEST_CLOCK: '1',
     WEBHOOK_ALLOW_INSECURE: '1',
     LOG_LEVEL: 'silent',
+    // Suites make thousands of staff calls (and deliberate bad ones) from one address; the real
+    // limits are tested in test/staff/rate-limit.test.ts.
+    STAFF_RATE_LIMIT: '1000000',
+    STAFF_AUTH_FAILURE_LIMIT: '1000000',
     ...env,
   });
   const schema = `t_${process.env.TEST_RUN_ID ?? 'x'}_${process.pid}_${++schemaCounter}_${randomBytes(3).toString('hex')}`;
@@ -76,6 +81,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     log: pino({ level: 'silent' }),
     signals: new EventEmitter(),
   };
+  deps.metrics = createMetrics(deps, { poolStats: database.poolStats });
   await ensureStaffToken(deps);
   const app = await buildApp(deps);
   await app.ready();

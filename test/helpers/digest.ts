@@ -5,9 +5,10 @@ import type { TestContext } from './context.js';
  * Tables that a refused request may legitimately write: request counters and logs, not state.
  * rate_limit_counters (refusals count against their tier), idempotency_keys (refusals are stored
  * and replayed), sync_quota (sync refusals count against the day's six calls), delivery_attempts
- * (the webhook log, written by the background worker, not by requests).
+ * (the webhook log, written by the background worker, not by requests), staff_tokens (its
+ * last_used_at is recorded by any staff call, a refused one too, at most once a minute).
  */
-export const COUNTER_TABLES = ['rate_limit_counters', 'idempotency_keys', 'sync_quota', 'delivery_attempts'];
+export const COUNTER_TABLES = ['rate_limit_counters', 'idempotency_keys', 'sync_quota', 'delivery_attempts', 'staff_tokens'];
 
 export type Digest = Record<string, string>;
 

@@ -17,7 +17,7 @@ import { createClock } from '../../src/lib/clock.js';
 import { createSecretBox } from '../../src/lib/secrets.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
 
-const STAFF = 'dls_MeasureStaffToken000000000000000000000000';
+const STAFF = 'dls_MeasureStaffToken00000000000000000000000';
 const url = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
 const rounds = Number(process.env.ROUNDS ?? 5);
 

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
 import { insertEvents, selectAppendTargets, type AppendTarget, type EventRow } from './events.sql.js';
-import { noteDeliverable, type EventTransaction } from './events.unit.js';
+import { noteAppended, type EventTransaction } from './events.unit.js';
 
 export type { AppendTarget } from './events.sql.js';
 export { withEvents, type EventTransaction } from './events.unit.js';
@@ -77,6 +77,8 @@ export interface AppendResult {
   recorded: Map<number, number>;
   /** The integrations among them with a webhook URL and an event to send: the ones delivery wakes for. */
   deliverable: number[];
+  /** Events recorded per kind (for /metrics). */
+  types: Map<string, number>;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function appendEvents(trx: EventTransaction, options: AppendOptions
   const targets = options.targets ?? (await selectAppendTargets(trx, options.propertyId, options.onlyIntegrationId));
   const recorded = new Map<number, number>();
   const deliverable: number[] = [];
+  const types = new Map<string, number>();
   const now = options.clock.now();
   const createdAt = formatTimestamp(now);
   for (const target of targets) {
@@ -138,8 +141,9 @@ export async function appendEvents(trx: EventTransaction, options: AppendOptions
     }
     if (written === 0) continue;
     recorded.set(target.id, drafts.length);
+    for (const draft of drafts) types.set(draft.type, (types.get(draft.type) ?? 0) + 1);
     if (target.has_webhook && rows.some((r) => r.status === 'pending')) deliverable.push(target.id);
   }
-  noteDeliverable(trx, deliverable);
-  return { recorded, deliverable };
+  noteAppended(trx, deliverable, types);
+  return { recorded, deliverable, types };
 }

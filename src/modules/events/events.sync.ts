@@ -8,6 +8,7 @@ import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../
 import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
+import { FailureGate } from '../../lib/backoff.js';
 import { createClaims, type Claims } from '../webhooks/webhooks.claims.js';
 import { appendEvents, withEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
 
@@ -233,6 +234,7 @@ export function startSyncRunner(deps: Deps, options: { claims?: Claims; pollMs?:
   let stopping = false;
   let running: Promise<void> | null = null;
   let again = false;
+  const gate = new FailureGate('sync runner', deps.log);
 
   async function work(): Promise<void> {
     do {
@@ -251,13 +253,13 @@ export function startSyncRunner(deps: Deps, options: { claims?: Claims; pollMs?:
   }
 
   const kick = () => {
-    if (stopping) return;
+    if (stopping || !gate.open) return;
     if (running) {
       again = true;
       return;
     }
     running = work()
-      .catch((error) => deps.log.warn({ err: error }, 'sync runner failed'))
+      .then(() => gate.succeeded(), (error) => gate.failed(error))
       .finally(() => {
         running = null;
       });

@@ -20,12 +20,21 @@ import { currentSchema, notifyEvents } from './events.sql.js';
 
 const APPENDED = Symbol('events appended');
 
-/** A transaction opened by withEvents: appendEvents records into it what delivery must be woken for. */
-export type EventTransaction = Transaction<DB> & { readonly [APPENDED]: Set<number> };
+interface Appended {
+  /** Integrations with new events to send. */
+  deliverable: Set<number>;
+  /** Events recorded per kind (for /metrics, signalled as `recorded`). */
+  types: Map<string, number>;
+}
 
-/** Called by appendEvents: these integrations have new events to send once the transaction commits. */
-export function noteDeliverable(trx: EventTransaction, integrationIds: Iterable<number>): void {
-  for (const id of integrationIds) trx[APPENDED].add(id);
+/** A transaction opened by withEvents: appendEvents records into it what delivery must be woken for. */
+export type EventTransaction = Transaction<DB> & { readonly [APPENDED]: Appended };
+
+/** Called by appendEvents: what it recorded, announced once the transaction commits. */
+export function noteAppended(trx: EventTransaction, deliverable: Iterable<number>, types: ReadonlyMap<string, number>): void {
+  const appended = trx[APPENDED];
+  for (const id of deliverable) appended.deliverable.add(id);
+  for (const [type, n] of types) appended.types.set(type, (appended.types.get(type) ?? 0) + n);
 }
 
 /** Identifies this process in its own notifications, so that its listener skips what it already knows. */
@@ -36,14 +45,16 @@ const PROCESS_TAG = randomBytes(6).toString('hex');
  * integration that got an event to send; a rollback wakes nothing.
  */
 export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine'>, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
-  const deliverable = new Set<number>();
+  const appended: Appended = { deliverable: new Set(), types: new Map() };
+  const { deliverable } = appended;
   const result = await deps.db.transaction().execute(async (trx) => {
-    Object.defineProperty(trx, APPENDED, { value: deliverable, enumerable: false });
+    Object.defineProperty(trx, APPENDED, { value: appended, enumerable: false });
     const out = await work(trx as EventTransaction);
     // Sent at commit, to every listening process (this one's listener skips its own tag).
     if (deliverable.size > 0 && deps.engine === 'postgres') await notifyEvents(trx, [...deliverable], PROCESS_TAG);
     return out;
   });
+  if (appended.types.size > 0) deps.signals.emit('recorded', appended.types);
   if (deliverable.size > 0) deps.signals.emit('events', [...deliverable]);
   return result;
 }

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData, successBody } from '../../http/envelope.js';
 import { notFound } from '../../http/errors.js';
@@ -29,6 +29,7 @@ import {
   updateIntegration,
 } from './integrations.service.js';
 import { advanceClockOffset, loadClockOffset } from './integrations.sql.js';
+import { registerStaffTokenRoutes } from './staff-tokens.routes.js';
 
 /** GET /me on the integrations API. */
 export function registerIntegrationRoutes(api: FastifyInstance, deps: Deps): void {
@@ -53,9 +54,13 @@ export function registerIntegrationRoutes(api: FastifyInstance, deps: Deps): voi
 
 const meBodies = new WeakMap<object, string>();
 
-/** Staff management of brands, integrations, credentials and the test clock. */
+/** An answer carrying a credential must not be kept by any cache on the way. */
+const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
+
+/** Staff management of brands, integrations, credentials, staff tokens and the test clock. */
 export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Deps): void {
   const tags = ['staff'];
+  registerStaffTokenRoutes(staff, deps);
 
   staff.post<{ Body: Static<typeof CreateBrandBody> }>(
     '/brands',
@@ -74,7 +79,7 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
   staff.post<{ Body: Static<typeof CreateIntegrationBody> }>(
     '/integrations',
     { schema: { summary: 'Create an integration (credentials are shown once)', tags, body: CreateIntegrationBody, response: { 201: envelope(Created), ...errorResponses(401, 403, 409, 422) } } },
-    async (request, reply) => sendData(reply, 201, 'Integration created.', await createIntegration(deps, request.body)),
+    async (request, reply) => sendData(noStore(reply), 201, 'Integration created.', await createIntegration(deps, request.body)),
   );
 
   staff.get<{ Params: Static<typeof IdParams> }>(
@@ -94,14 +99,14 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
   staff.post<{ Params: Static<typeof IdParams> }>(
     '/integrations/:id/api-key/rotate',
     { schema: { summary: 'Issue a new API key; the previous one stops at once', tags, params: IdParams, response: { 200: envelope(Type.Object({ api_key: Type.String() })), ...errorResponses(401, 403, 404) } } },
-    async (request, reply) => sendData(reply, 200, 'API key rotated.', await rotateApiKey(deps, parseId(request.params.id, 'integration'))),
+    async (request, reply) => sendData(noStore(reply), 200, 'API key rotated.', await rotateApiKey(deps, parseId(request.params.id, 'integration'))),
   );
 
   staff.post<{ Params: Static<typeof IdParams> }>(
     '/integrations/:id/webhook-secret/rotate',
     { schema: { summary: 'Issue a new webhook secret; the previous one verifies for 24 hours more', tags, params: IdParams, response: { 200: envelope(Type.Object({ webhook_secret: Type.String() })), ...errorResponses(401, 403, 404) } } },
     async (request, reply) =>
-      sendData(reply, 200, 'Webhook secret rotated.', await rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
+      sendData(noStore(reply), 200, 'Webhook secret rotated.', await rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
   );
 
   const ClockView = Type.Object({ now: Type.String(), offset_seconds: Type.Integer() });

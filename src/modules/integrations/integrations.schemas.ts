@@ -82,3 +82,21 @@ export const ClockBody = Type.Object({
 
 export const IdParams = Type.Object({ id: Type.String() });
 
+
+export const StaffTokenView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('bootstrap'), Type.Literal('named')], { description: 'bootstrap: STAFF_TOKEN or the token generated at the first start; named: minted through this API' }),
+  created_at: Type.String({ description: 'ISO-8601 with +05:30' }),
+  last_used_at: Type.Union([Type.String({ description: 'ISO-8601 with +05:30; recorded at most once a minute' }), Type.Null()]),
+  revoked_at: TimestampOrNull,
+});
+
+export const MintStaffTokenBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'What the token is for (shown in the list)' }),
+});
+
+export const MintedStaffToken = Type.Object({
+  staff_token: StaffTokenView,
+  token: Type.String({ description: 'dls_ and 40 base62 characters; shown once' }),
+});

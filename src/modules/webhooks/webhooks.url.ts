@@ -1,73 +1,49 @@
 import { lookup as dnsLookup, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Address ranges a webhook may never reach unless WEBHOOK_ALLOW_INSECURE is set: loopback,
- * private, link-local (cloud metadata lives there), CGNAT, unspecified, multicast and reserved,
- * for IPv4, IPv6 and IPv4-mapped IPv6.
+ * The only addresses a webhook may reach unless WEBHOOK_ALLOW_INSECURE is set: global unicast.
+ * ipaddr.js names the special-purpose ranges (its `range()` is 'unicast' for none of them):
+ * loopback, private, link-local (cloud metadata lives there), CGNAT, unspecified, broadcast,
+ * multicast, reserved, documentation and benchmarking for IPv4; for IPv6 also unique local,
+ * site-local, discard 100::/64, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16 and Teredo
+ * 2001::/32 (both carry an IPv4 address that may be private), SIIT ::ffff:0:0:0/96, ORCHID,
+ * segment routing. IPv6 must moreover lie in 2000::/3, the global unicast space, which also
+ * excludes IPv4-compatible ::/96 and unassigned space. IPv4-mapped ::ffff:0:0/96 is refused
+ * whatever IPv4 address it carries: a webhook host reachable over IPv4 is reached at that address.
+ * Returns the name of the range that forbids the address, or null when it is allowed.
  */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+export function forbiddenRange(address: string): string | null {
+  if (isIP(address) === 0) return 'not an IP address';
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    return 'not an IP address';
+  }
+  const range = parsed.range();
+  if (parsed.kind() === 'ipv6' && range === 'ipv4Mapped') {
+    const embedded = (parsed as ipaddr.IPv6).toIPv4Address().range();
+    return embedded === 'unicast' ? 'ipv4Mapped' : `ipv4Mapped ${embedded}`;
+  }
+  if (range !== 'unicast') return range;
+  if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) return 'outside 2000::/3';
+  return null;
+}
+
 export function isForbiddenAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return isForbiddenV4(address);
-  if (family === 6) return isForbiddenV6(address);
-  return true;
+  return forbiddenRange(address) !== null;
 }
 
-function isForbiddenV4(address: string): boolean {
-  const [a, b] = address.split('.').map(Number);
-  return (
-    a === 0 || // "this" network
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b <= 127) || // CGNAT
-    (a === 169 && b === 254) || // link-local, metadata
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0) || // IETF protocol assignments
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    a >= 224 // multicast, reserved, broadcast
-  );
+/** `example.com.` and `example.com` name the same host; the check judges the name without its root dot. */
+function bareHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
 }
 
-function expandV6(address: string): number[] | null {
-  let text = address.toLowerCase();
-  const zone = text.indexOf('%');
-  if (zone >= 0) text = text.slice(0, zone);
-  // a trailing dotted IPv4 part becomes two groups
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4[1].split('.').map(Number);
-    text = text.slice(0, -v4[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::');
-  const headParts = head ? head.split(':') : [];
-  const tailParts = tail !== undefined && tail !== '' ? tail.split(':') : [];
-  const missing = 8 - headParts.length - tailParts.length;
-  if (tail === undefined && missing !== 0) return null;
-  const groups = [...headParts, ...Array(tail === undefined ? 0 : missing).fill('0'), ...tailParts].map((g) => parseInt(g, 16));
-  return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : null;
-}
-
-function isForbiddenV6(address: string): boolean {
-  const g = expandV6(address);
-  if (!g) return true;
-  const allZeroPrefix = g.slice(0, 5).every((x) => x === 0);
-  if (allZeroPrefix && g[5] === 0xffff) {
-    // IPv4-mapped: judge the embedded IPv4 address
-    return isForbiddenV4(`${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`);
-  }
-  if (g.every((x, i) => (i < 7 ? x === 0 : x <= 1))) return true; // :: and ::1
-  if (allZeroPrefix && g[5] === 0) return true; // IPv4-compatible (deprecated)
-  if (g[0] === 0x64 && g[1] === 0xff9b) return true; // NAT64 can reach private IPv4
-  const first = g[0];
-  return (
-    (first & 0xfe00) === 0xfc00 || // unique local
-    (first & 0xffc0) === 0xfe80 || // link-local
-    (first & 0xffc0) === 0xfec0 || // site-local
-    (first & 0xff00) === 0xff00 || // multicast
-    first === 0x2001 && g[1] === 0x0db8 // documentation
-  );
-}
+const LOCAL_NAMES = /^(localhost|.*\.localhost|localhost\.localdomain|.*\.local|.*\.internal|.*\.home\.arpa)$/i;
 
 /**
  * Checks a webhook URL when staff set it. Returns a reason to refuse, or null. Hostnames are
@@ -85,9 +61,10 @@ export function webhookUrlProblem(raw: string, allowInsecure: boolean): string |
   }
   if (url.username || url.password) return 'must not carry credentials';
   if (allowInsecure) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && isForbiddenAddress(host)) return 'must not point at a loopback, private, link-local or reserved address';
-  if (/^(localhost|.*\.localhost|.*\.local|.*\.internal)$/i.test(host)) return 'must not point at a local host name';
+  const host = bareHost(url);
+  if (host === '') return 'must name a host';
+  if (isIP(host)) return isForbiddenAddress(host) ? 'must not point at a loopback, private, link-local or reserved address (only global unicast addresses)' : null;
+  if (LOCAL_NAMES.test(host)) return 'must not point at a local host name';
   return null;
 }
 
@@ -110,7 +87,10 @@ export function guardedLookup(resolve: typeof dnsLookup = dnsLookup) {
       if (error) return callback(error, '', 0);
       const list = addresses as unknown as LookupAddress[];
       const bad = list.find((a) => isForbiddenAddress(a.address));
-      if (bad) return callback(new ForbiddenTargetError(`${hostname} resolves to ${bad.address}, a loopback, private, link-local or reserved address`), '', 0);
+      if (bad) {
+        const range = forbiddenRange(bad.address);
+        return callback(new ForbiddenTargetError(`${hostname} resolves to ${bad.address}, a loopback, private, link-local or reserved address (${range})`), '', 0);
+      }
       if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       if (options?.all) return callback(null, list);
       return callback(null, list[0].address, list[0].family);
@@ -126,7 +106,9 @@ export function guardedLookup(resolve: typeof dnsLookup = dnsLookup) {
 export function deliveryTargetProblem(url: URL, allowInsecure: boolean): string | null {
   if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) return `${url.protocol} URLs are not allowed; use https`;
   if (allowInsecure) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && isForbiddenAddress(host)) return `${host} is a loopback, private, link-local or reserved address`;
+  const host = bareHost(url);
+  const range = isIP(host) ? forbiddenRange(host) : null;
+  if (range) return `${host} is a loopback, private, link-local or reserved address (${range})`;
+  // Local names are judged on what they resolve to (guardedLookup), like every other name.
   return null;
 }

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { Deps } from '../../deps.js';
+import { FailureGate } from '../../lib/backoff.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { API_VERSION } from '../events/events.log.js';
@@ -123,8 +124,10 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
 
   let scanning = false;
   let rescan = false;
+  // While the database is down the scan backs off (capped exponential) instead of failing every second.
+  const scanGate = new FailureGate('webhook scan', deps.log);
   async function scan(): Promise<void> {
-    if (stopping) return;
+    if (stopping || !scanGate.open) return;
     if (scanning) {
       rescan = true;
       return;
@@ -135,8 +138,9 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
         rescan = false;
         for (const id of await dueIntegrations(deps.db, deps.clock.now())) kickOne(id);
       } while (rescan && !stopping);
+      scanGate.succeeded();
     } catch (error) {
-      deps.log.warn({ err: error }, 'webhook scan failed');
+      scanGate.failed(error);
     } finally {
       scanning = false;
     }
@@ -174,10 +178,16 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   }
 
   async function send(target: Target, id: string, body: string, run: Run): Promise<SendResult> {
-    if (!target.url) return { ok: false, status: null, error: target.urlProblem, durationMs: 0, body: null };
-    const timestamp = Math.floor(deps.clock.nowMs() / 1000);
-    const headers = deliveryHeaders({ slug: target.slug, id, timestamp, body, keys: target.keys });
-    return sender.send({ url: target.url, headers, body, timeoutMs: target.timeoutMs, cancellable: (cancel) => (run.cancel = cancel) });
+    let result: SendResult;
+    if (!target.url) {
+      result = { ok: false, status: null, error: target.urlProblem, durationMs: 0, body: null };
+    } else {
+      const timestamp = Math.floor(deps.clock.nowMs() / 1000);
+      const headers = deliveryHeaders({ slug: target.slug, id, timestamp, body, keys: target.keys });
+      result = await sender.send({ url: target.url, headers, body, timeoutMs: target.timeoutMs, cancellable: (cancel) => (run.cancel = cancel) });
+    }
+    deps.metrics?.deliveryAttempt(result);
+    return result;
   }
 
   /** A paused integration's ping; a 2xx resumes it. */

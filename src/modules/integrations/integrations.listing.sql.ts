@@ -1,0 +1,89 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+/** `text` as a LIKE pattern matching it anywhere, its wildcards taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A page of brands, by id, with how many integrations and properties each has. */
+export async function selectBrandPage(db: Q, options: { q: string | null; limit: number; offset: number }) {
+  let base = db.selectFrom('brands as b');
+  if (options.q) base = base.where('b.name', 'ilike', containsPattern(options.q));
+  const [rows, total] = await Promise.all([
+    base
+      .select((eb) => [
+        'b.id',
+        'b.name',
+        'b.plan_active',
+        'b.created_at',
+        eb.selectFrom('integrations').select((e) => e.fn.countAll<number>().as('n')).whereRef('brand_id', '=', 'b.id').as('integrations'),
+        eb.selectFrom('properties').select((e) => e.fn.countAll<number>().as('n')).whereRef('brand_id', '=', 'b.id').as('properties'),
+      ])
+      .orderBy('b.id')
+      .limit(options.limit)
+      .offset(options.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.n) };
+}
+
+export interface IntegrationFilters {
+  status: 'active' | 'paused' | 'disabled' | null;
+  /** true: paused only; false: not paused. */
+  paused: boolean | null;
+  brandId: number | null;
+  /** Matched against name and slug, case-insensitively. */
+  q: string | null;
+}
+
+/** A page of integrations, by id, with their brand's name and how many properties they cover. */
+export async function selectIntegrationPage(db: Q, filters: IntegrationFilters, options: { limit: number; offset: number }) {
+  let base = db
+    .selectFrom('integrations as i')
+    .innerJoin('brands as b', 'b.id', 'i.brand_id')
+    // the delivery state is the webhooks module's table
+    .innerJoin('webhook_delivery_state as s', 's.integration_id', 'i.id');
+  if (filters.status) base = base.where('i.status', '=', filters.status);
+  if (filters.paused !== null) base = base.where('i.status', filters.paused ? '=' : '!=', 'paused');
+  if (filters.brandId !== null) base = base.where('i.brand_id', '=', filters.brandId);
+  if (filters.q) {
+    const pattern = containsPattern(filters.q);
+    base = base.where((eb) => eb.or([eb('i.name', 'ilike', pattern), eb('i.slug', 'ilike', pattern)]));
+  }
+  const [rows, total] = await Promise.all([
+    base
+      .select((eb) => [
+        'i.id',
+        'i.slug',
+        'i.name',
+        'i.status',
+        'i.brand_id',
+        'b.name as brand_name',
+        'i.webhook_url',
+        's.paused_at',
+        's.paused_reason',
+        's.consecutive_failures',
+        's.last_success_at',
+        's.last_failure_at',
+        's.next_attempt_at',
+        'i.last_sequence',
+        'i.created_at',
+        eb.selectFrom('coverage').select((e) => e.fn.countAll<number>().as('n')).whereRef('integration_id', '=', 'i.id').as('covered'),
+      ])
+      .orderBy('i.id')
+      .limit(options.limit)
+      .offset(options.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.n) };
+}
+
+/** Every integration's id, slug and status (the /metrics gauges; integrations number in the thousands at most). */
+export function selectIntegrationStates(db: Q) {
+  return db.selectFrom('integrations').select(['id', 'slug', 'status']).orderBy('id').execute();
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { bearerToken, staffAuth } from '../../http/auth.js';
+import { failureBody } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { digestsEqual, sha256Hex } from '../../lib/secrets.js';
+
+/**
+ * GET /metrics (Prometheus text format) and the hook that counts every answered request. Readable
+ * with a staff token or METRICS_TOKEN, so that Prometheus needs no staff power.
+ */
+export function registerMetrics(app: FastifyInstance, deps: Deps): void {
+  const metrics = deps.metrics;
+  if (!metrics) return;
+
+  app.addHook('onResponse', async (request, reply) => {
+    // the route template, never the raw path: label values stay bounded
+    metrics.httpRequest(request.routeOptions.url ?? null, request.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  const metricsTokenHash = deps.config.metricsToken ? sha256Hex(deps.config.metricsToken) : null;
+  const staff = staffAuth(deps);
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = bearerToken(request);
+    if (metricsTokenHash && token && digestsEqual(sha256Hex(token), metricsTokenHash)) return;
+    try {
+      await staff(request, reply);
+    } catch (error) {
+      if (error instanceof AppError && error.status === 401) {
+        throw new AppError(401, 'UNAUTHENTICATED', 'A staff token or the METRICS_TOKEN is required: send Authorization: Bearer <token>.');
+      }
+      throw error;
+    }
+  };
+
+  app.get('/metrics', { schema: { hide: true }, onRequest: authenticate }, async (request, reply) => {
+    let text: string;
+    try {
+      text = await metrics.text();
+    } catch (error) {
+      request.log.warn({ err: error }, 'metrics could not be gathered');
+      return reply.code(503).send(failureBody('METRICS_UNAVAILABLE', 'The metrics could not be gathered. Retry later.'));
+    }
+    return reply.code(200).header('cache-control', 'no-store').type(metrics.contentType).send(text);
+  });
+}

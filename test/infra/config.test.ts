@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { freePort } from '../webhooks/process.js';
+import { spawnService } from './service.js';
+
+/** Bad settings end the real process with one line on stderr and exit 2; no stack trace. */
+
+async function startFails(env: Record<string, string | undefined>) {
+  const service = await spawnService(env);
+  const { code } = await service.exited;
+  return { code, stderr: service.stderr(), stdout: service.stdout() };
+}
+
+describe('configuration errors (real process)', () => {
+  const cases: Array<[string, Record<string, string | undefined>, RegExp]> = [
+    ['SECRETS_KEY too short', { SECRETS_KEY: 'abc' }, /SECRETS_KEY must be 32 bytes/],
+    ['PORT not a number', { PORT: 'x' }, /PORT must be an integer/],
+    ['TEST_CLOCK not a boolean', { TEST_CLOCK: 'maybe' }, /TEST_CLOCK must be one of 1\/0, true\/false, on\/off/],
+    ['NO_BACKGROUND=yes', { NO_BACKGROUND: 'yes' }, /NO_BACKGROUND must be one of/],
+    ['DATABASE_URL of another kind', { DATABASE_URL: 'mysql://root@localhost/test' }, /DATABASE_URL must be postgres:\/\//],
+    ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    ['WORKERS on the embedded database', { WORKERS: '2', DATABASE_URL: 'memory:' }, /WORKERS above 1 needs PostgreSQL/],
+    ['REQUEST_TIMEOUT_SECONDS zero', { REQUEST_TIMEOUT_SECONDS: '0' }, /REQUEST_TIMEOUT_SECONDS must be an integer from 1/],
+    ['DATA_DIR under a file', { DATA_DIR: '/dev/null/data', DATABASE_URL: undefined }, /DATA_DIR \/dev\/null\/data cannot be used/],
+  ];
+
+  it('each bad setting: exit 2 and one line "configuration error: …"', async () => {
+    const results = await Promise.all(cases.map(([, env]) => startFails({ DATABASE_URL: 'memory:', ...env })));
+    results.forEach((result, i) => {
+      const [name, , pattern] = cases[i];
+      expect(result.code, name).toBe(2);
+      const lines = result.stderr.trimEnd().split('\n');
+      expect(lines, name).toHaveLength(1);
+      expect(lines[0], name).toMatch(/^configuration error: /);
+      expect(lines[0], name).toMatch(pattern);
+      expect(result.stderr, name).not.toMatch(/\n\s+at /);
+    });
+  }, 180_000); // nine service processes start at once: slow on a loaded machine
+
+  it('an unreachable PostgreSQL: exit 1 and one line naming host, port and cause', async () => {
+    const port = await freePort(); // nothing listens there
+    const result = await startFails({ DATABASE_URL: `postgres://root@127.0.0.1:${port}/test` });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^cannot reach the database at 127\\.0\\.0\\.1:${port}/test: .*ECONNREFUSED`));
+  });
+});
+
+describe('boolean settings', () => {
+  it.each([
+    ['1', true],
+    ['true', true],
+    ['TRUE', true],
+    ['on', true],
+    ['On', true],
+    ['0', false],
+    ['false', false],
+    ['off', false],
+    ['OFF', false],
+  ])('TEST_CLOCK=%s → %s (and the same for every boolean)', (raw, value) => {
+    const config = loadConfig({ TEST_CLOCK: raw, WEBHOOK_ALLOW_INSECURE: raw, NO_BACKGROUND: raw, RATE_LIMITS: raw });
+    expect(config.testClock).toBe(value);
+    expect(config.webhookAllowInsecure).toBe(value);
+    expect(config.background).toBe(!value);
+    expect(config.rateLimits).toBe(value);
+  });
+
+  it.each(['yes', 'no', 'maybe', '2', 'enabled'])('refuses %s', (raw) => {
+    for (const name of ['TEST_CLOCK', 'WEBHOOK_ALLOW_INSECURE', 'NO_BACKGROUND', 'RATE_LIMITS']) {
+      expect(() => loadConfig({ [name]: raw })).toThrow(ConfigError);
+    }
+  });
+
+  it('unset booleans take their defaults', () => {
+    const config = loadConfig({});
+    expect([config.testClock, config.webhookAllowInsecure, config.background, config.rateLimits]).toEqual([false, false, true, true]);
+    expect(config.requestTimeoutMs).toBe(30_000);
+  });
+});

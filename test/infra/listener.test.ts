@@ -1,0 +1,114 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { listen, type ListenerState } from '../../src/db/listener.js';
+import type { Deps } from '../../src/deps.js';
+import { listenForAuthChanges } from '../../src/http/auth.js';
+import { Backoff } from '../../src/lib/backoff.js';
+import { createClock } from '../../src/lib/clock.js';
+import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
+import { freePort } from '../webhooks/process.js';
+import { sleep } from './service.js';
+
+const until = async (check: () => boolean | Promise<boolean>, ms: number) => {
+  const start = performance.now();
+  while (!(await check())) {
+    if (performance.now() - start > ms) throw new Error(`not within ${ms} ms`);
+    await sleep(25);
+  }
+};
+
+describe('Backoff', () => {
+  it('grows exponentially from the base, is capped, and starts over after a success', () => {
+    const b = new Backoff(100, 1_000);
+    const delays = Array.from({ length: 8 }, () => b.failed());
+    const ceilings = [100, 200, 400, 800, 1000, 1000, 1000, 1000];
+    delays.forEach((d, i) => {
+      expect(d).toBeGreaterThanOrEqual(ceilings[i] * 0.8);
+      expect(d).toBeLessThanOrEqual(ceilings[i] * 1.2);
+    });
+    b.succeeded();
+    expect(b.failed()).toBeLessThanOrEqual(120);
+  });
+});
+
+describe.runIf(databaseUrl)('LISTEN connection (PostgreSQL)', () => {
+  let admin: pg.Client;
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: databaseUrl! });
+    await admin.connect();
+  });
+  afterAll(() => admin?.end());
+
+  it('reports up, loses its backend, reports down, reconnects and hears notifications again', async () => {
+    const channel = `test_listen_${process.pid}`;
+    const appName = `doorloom-test-${process.pid}`;
+    const states: ListenerState[] = [];
+    const messages: string[] = [];
+    const listener = listen({
+      url: databaseUrl!,
+      channels: channel,
+      applicationName: appName,
+      onMessage: (_c, payload) => messages.push(payload),
+      onState: (s) => states.push(s),
+      backoff: new Backoff(50, 500),
+    });
+    try {
+      await until(() => listener.state === 'up', 10_000);
+      await admin.query('select pg_notify($1, $2)', [channel, 'one']);
+      await until(() => messages.includes('one'), 5_000);
+
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [appName]);
+      await until(() => states.includes('down'), 5_000);
+      await until(() => listener.state === 'up', 10_000);
+      expect(states).toEqual(['up', 'down', 'up']);
+      await admin.query('select pg_notify($1, $2)', [channel, 'two']);
+      await until(() => messages.includes('two'), 5_000);
+    } finally {
+      await listener.stop();
+    }
+    expect(listener.state).toBe('down');
+  });
+
+  it('stays down (never reporting up) while the database is unreachable', async () => {
+    const port = await freePort();
+    const states: ListenerState[] = [];
+    const listener = listen({ url: `postgres://root@127.0.0.1:${port}/test`, channels: 'x', onMessage: () => {}, onState: (s) => states.push(s), backoff: new Backoff(20, 100) });
+    await sleep(500);
+    expect(listener.state).toBe('down');
+    expect(states).toEqual([]); // never up
+    await listener.stop();
+  });
+});
+
+describe.runIf(databaseUrl)('API key cache while its change listener is down (PostgreSQL)', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+  });
+  afterAll(() => ctx.close());
+
+  it('another process serves a rotated key not even once: it caches nothing without a listener', async () => {
+    const database: Database = await openDatabase({ url: databaseUrl!, dataDir: '', schema: ctx.schema, poolSize: 2 });
+    const deps: Deps = { ...ctx.deps, db: database.db, clock: createClock(ctx.deps.clock.offsetSeconds()), log: pino({ level: 'silent' }), signals: new EventEmitter() };
+    const other = await buildApp(deps);
+    // a listener that cannot connect: no notification could ever arrive
+    const listener = listenForAuthChanges(deps, `postgres://root@127.0.0.1:${await freePort()}/test`);
+    const me = (key: string) => other.inject({ method: 'GET', url: '/api/integrations/v1/me', headers: { authorization: `Bearer ${key}` } });
+    try {
+      const integration = await ctx.createIntegration();
+      expect((await me(integration.apiKey)).statusCode).toBe(200);
+      expect((await me(integration.apiKey)).statusCode).toBe(200);
+      await ctx.staff('POST', `/integrations/${integration.id}/api-key/rotate`);
+      // no wait at all: the next request reads the key from the database
+      expect((await me(integration.apiKey)).statusCode).toBe(401);
+    } finally {
+      await listener.stop();
+      await other.close();
+      await database.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { inactiveSweep } from './modules/properties/properties.jobs.js';
 import { horizonRollJob } from './modules/calendar/calendar.horizon.js';
 import { retentionJob } from './modules/events/events.retention.js';
 import { startSyncRunner } from './modules/events/events.sync.js';
+import { claimJobRun, finishJobRun } from './modules/jobs/jobs.sql.js';
 import { listenForEvents } from './modules/events/events.unit.js';
 import { createClaims } from './modules/webhooks/webhooks.claims.js';
 import { startDeliveryWorker } from './modules/webhooks/webhooks.worker.js';
@@ -36,15 +37,9 @@ export const dailyJobs: DailyJob[] = [horizonRollJob, inactiveSweep, retentionJo
  */
 export async function runDailyJobOnce(deps: Deps, job: DailyJob): Promise<boolean> {
   const day = kolkataDate(deps.clock.now());
-  const claimed = await deps.db
-    .insertInto('job_runs')
-    .values({ name: job.name, day, started_at: deps.clock.now() })
-    .onConflict((oc) => oc.columns(['name', 'day']).doNothing())
-    .returning('name')
-    .executeTakeFirst();
-  if (!claimed) return false;
+  if (!(await claimJobRun(deps.db, job.name, day, deps.clock.now()))) return false;
   await job.run(deps);
-  await deps.db.updateTable('job_runs').set({ finished_at: deps.clock.now() }).where('name', '=', job.name).where('day', '=', day).execute();
+  await finishJobRun(deps.db, job.name, day, deps.clock.now());
   return true;
 }
 

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
 import { isValidDate, kolkataDate } from '../../lib/time.js';
-import { availabilityForStay, insertHolds, isHoldConflict, releaseHolds, type StayAvailability } from '../calendar/calendar.holds.js';
+import { availabilityForStay, insertHolds, isHoldConflict, lockPropertyStatus, releaseHolds, type StayAvailability } from '../calendar/calendar.holds.js';
 import {
   checkCancelBody,
   checkCreateBody,
@@ -31,7 +31,6 @@ import {
   insertBookingWithHolds,
   isHost,
   isCovered,
-  lockPropertyForBooking,
   nextBookingId,
   selectAliases,
   selectBookingPage,
@@ -134,24 +133,12 @@ function resolveUnits(entries: UnitEntryInput[], units: PropertyUnit[]): Request
   }));
 }
 
-/**
- * Units for the whole stay: the named ones must be bookable together; entries naming none get
- * units free for every night, the `prefer`red ones first (a booking's current units on a
- * change), then in position order. Null when the stay cannot be had.
- */
+/** The units of the stay for `requested` (see StayAvailability.assign), or null when they cannot be held. */
 function assignUnits(stay: StayAvailability, requested: RequestedUnit[], prefer: number[] = []): number[] | null {
-  const named = requested.flatMap((r) => (r.unitId === null ? [] : [r.unitId]));
-  const wanted = requested.length - named.length;
-  let picked: number[] = [];
-  if (wanted > 0) {
-    const free = stay.units.filter((u) => u.unavailable.length === 0 && !named.includes(u.inventoryId)).map((u) => u.inventoryId);
-    const ordered = [...prefer.filter((id) => free.includes(id)), ...free.filter((id) => !prefer.includes(id))];
-    if (ordered.length < wanted) return null;
-    picked = ordered.slice(0, wanted);
-  }
-  if (!stay.canBook([...named, ...picked])) return null;
-  let next = 0;
-  return requested.map((r) => r.unitId ?? picked[next++]);
+  return stay.assign(
+    requested.map((r) => r.unitId),
+    prefer,
+  );
 }
 
 function storedUnits(requested: RequestedUnit[], unitIds: number[]): BookingUnit[] {
@@ -259,11 +246,7 @@ async function writeNewBooking(
     unitIds,
   );
   // The decision's calendar plus these holds is the state the events must carry.
-  for (const night of stay.nights) {
-    let held = stay.data.holds.get(night);
-    if (!held) stay.data.holds.set(night, (held = new Map()));
-    for (const unitId of unitIds) held.set(unitId, row.id);
-  }
+  stay.held(unitIds, row.id);
   const appended = await appendBookingEvents(trx, {
     clock: deps.clock,
     booking: row,
@@ -420,7 +403,7 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, body: un
       () => picks,
       () =>
         withEvents(deps, async (trx) => {
-          const status = await lockPropertyForBooking(trx, propertyId);
+          const status = await lockPropertyStatus(trx, propertyId);
           if (status === null) throw notFound('No such property.');
           refuseUnbookable(status);
           return writeNewBooking(deps, trx, { actorIntegrationId: null, propertyId, requested, input: stay, ids: NO_IDS, hostId: true });
@@ -637,7 +620,7 @@ async function applyChange(
   const holdsChange = wasHolding !== holding || (holding && (datesChanged || unitsChanged));
   let changedNights: string[] = [];
   if (holdsChange) {
-    const propertyStatus = await lockPropertyForBooking(trx, row.property_id);
+    const propertyStatus = await lockPropertyStatus(trx, row.property_id);
     if (holding && (datesChanged || unitsChanged)) {
       refuseUnbookable(propertyStatus ?? 'archived');
       if (!propertyUnits) propertyUnits = await selectPropertyUnits(trx, row.property_id, actorIntegrationId);

@@ -3,6 +3,7 @@ import type { DailyJob } from '../../background.js';
 import type { Deps } from '../../deps.js';
 import { purgeExpiredIdempotencyKeys } from '../../http/idempotency.js';
 import { deleteEventsThrough } from './events.sql.js';
+import { deleteAttemptsBefore } from '../webhooks/webhooks.sql.js';
 
 export const RETENTION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -40,12 +41,7 @@ export async function runRetention(deps: Deps) {
 
   let attempts = 0;
   for (;;) {
-    const result = await sql`
-      delete from delivery_attempts where id in (
-        select id from delivery_attempts where attempted_at < ${cutoff} order by id limit ${CHUNK}
-      )
-    `.execute(deps.db);
-    const n = Number(result.numAffectedRows ?? 0);
+    const n = await deleteAttemptsBefore(deps.db, cutoff, CHUNK);
     attempts += n;
     if (n < CHUNK) break;
   }

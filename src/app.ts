@@ -1,10 +1,12 @@
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './http/auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
 import { failureBody } from './http/envelope.js';
+import { finishOpenApi } from './http/openapi-finish.js';
 import { isDatabaseUnavailable } from './db/database.js';
 import { AppError, databaseUnavailable } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
@@ -118,7 +120,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    // Named components, every status and header, webhooks: see openapi-finish.ts.
+    transformObject: (document) => finishOpenApi(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as never) as never,
   });
+  // The human-readable reference (Swagger UI), from the same document.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: false } });
 
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerConsole(app);

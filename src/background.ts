@@ -1,3 +1,4 @@
+import { startMaintenance } from './db/maintenance.js';
 import type { Deps } from './deps.js';
 import { FailureGate } from './lib/backoff.js';
 import { kolkataDate } from './lib/time.js';
@@ -96,13 +97,15 @@ export function startBackground(deps: Deps): Background {
         if (state === 'up') delivery.kick(); // whatever was notified while no one listened
       })
     : null;
+  // the embedded engine's vacuum and checkpoints (src/db/maintenance.ts); nothing on PostgreSQL
+  const maintenance = startMaintenance(deps);
 
   return {
     async stop() {
       for (const t of timers) clearInterval(t);
       deps.signals.off('clock', runJobs);
       await listener?.stop();
-      await Promise.all([delivery.stop(), sync.stop()]);
+      await Promise.all([delivery.stop(), sync.stop(), maintenance.stop()]);
       await claims.close();
     },
   };

@@ -53,6 +53,8 @@ export async function freePort(): Promise<number> {
 export interface Service {
   base: string;
   pid: number;
+  /** The service's DATA_DIR (PGlite keeps its files in DATA_DIR/pglite). */
+  dataDir: string;
   stop(): Promise<void>;
   rssMb(): Promise<number>;
 }
@@ -127,6 +129,7 @@ export async function startService(env: Record<string, string>, options: Service
   return {
     base,
     pid: child.pid!,
+    dataDir,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return void children.delete(child);
       const workers = childPids(child.pid!);

@@ -81,10 +81,10 @@ function outcome(result: DriveResult, cores: ReturnType<ReturnType<typeof measur
  * One distinct run with set `set` from addresses 127.0.0.(first…first+19); stays start
  * `dayOffset` days after the first night so that runs on one database never overlap.
  */
-export async function distinctRun(service: Service, pgUrl: string, set: DistinctSet, firstAddress: number, dayOffset: number, session: ProfileSession | null, windowName: string) {
+export async function distinctRun(service: Service, pgUrl: string | null, set: DistinctSet, firstAddress: number, dayOffset: number, session: ProfileSession | null, windowName: string) {
   const day0 = addDays(firstNight(), dayOffset);
   const run = Date.now().toString(36);
-  const hooks = measureHooks(service.pid, session, windowName, pgUrl);
+  const hooks = measureHooks(service.pid, session, windowName, pgUrl ?? undefined);
   let commits0 = 0;
   let commits1 = 0;
   const result = await drive({
@@ -108,15 +108,15 @@ export async function distinctRun(service: Service, pgUrl: string, set: Distinct
     },
     onMeasureStart: async () => {
       await hooks.onMeasureStart();
-      commits0 = await commitsOf(pgUrl);
+      if (pgUrl) commits0 = await commitsOf(pgUrl);
     },
     onMeasureEnd: async () => {
       hooks.onMeasureEnd();
-      commits1 = await commitsOf(pgUrl);
+      if (pgUrl) commits1 = await commitsOf(pgUrl);
     },
   });
   // pg_stat_database is updated when a backend reports (about once a second): approximate.
-  return outcome(result, hooks.cores(), Math.round(((commits1 - commits0) / Math.max(1, result.total)) * 10) / 10);
+  return outcome(result, hooks.cores(), pgUrl ? Math.round(((commits1 - commits0) / Math.max(1, result.total)) * 10) / 10 : null);
 }
 
 /** The contended run, with its check: exactly one winner per night, and the database agrees. */
@@ -182,4 +182,27 @@ export async function contendedRun(service: Service, pgUrl: string, session: Pro
     correct,
   };
   return { ...out, correct, nights: asked.size };
+}
+
+/**
+ * Issue 17 item 1's baseline: the same 20 clients posting the same booking bodies, from their own
+ * source addresses, to a bare Fastify route that runs one single-row INSERT transaction on the
+ * same PostgreSQL (bench/lib/baseline-server.mjs with DATABASE_URL). CPU per insert: the baseline
+ * process and its PostgreSQL backends.
+ */
+export async function insertBaselineRun(baselineBase: string, baselinePid: number, pgUrl: string, firstAddress: number) {
+  const day0 = firstNight();
+  const hooks = measureHooks(baselinePid, null, 'insert baseline', pgUrl);
+  const result = await drive({
+    base: baselineBase,
+    clients: CLIENTS,
+    warmupSeconds: WARMUP_SECONDS,
+    seconds: SECONDS,
+    maxPerClient: 200_000,
+    addressOf: (client) => `127.0.0.${firstAddress + client}`,
+    next: (client, n) => ({ path: '/insert', body: bookingBody(`B-${client}-${n}`, 'BASE', ['BASE-U1'], day0, addDays(day0, 2)) }),
+    ...hooks,
+  });
+  const cores = hooks.cores();
+  return { perSecond: Math.round((result.byStatus.get(201) ?? 0) / result.seconds), drive: result, cores, ...cpuPer(cores, result.total) };
 }

@@ -14,7 +14,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { bulkCreate, inParallel, setupIntegration, staff, staffIntegration } from '../lib/api.js';
+import { bulkCreate, call, inParallel, setupIntegration, staff, staffIntegration } from '../lib/api.js';
 import { backendPids, commitsOf, coresBetween, cpuSnapshot, keepAliveAgent, request } from '../lib/clients.js';
 import type { Service } from '../lib/processes.js';
 import { monotonicMicros } from '../lib/profile.js';
@@ -261,4 +261,63 @@ export async function fanOut(service: Service, pgUrl: string, receiver: Receiver
     await db.end();
   }
   return out;
+}
+
+/**
+ * Issue 17 item 6: POST /sync for 100 properties × all five kinds at the 365-day horizon (about
+ * 4,100 events). One integration with a webhook to the receiver creates the 100 properties (four
+ * bulk calls) and has their creation events delivered first; its URL then moves to a path of its
+ * own, and the sync is timed from the request: until the sync job has recorded its last event
+ * (sync_jobs.finished_at, polled in the database) and until the receiver holds every one of them.
+ * Baseline: the same number of events posted by a bare sequential loop (median of 3).
+ */
+export async function syncRun(service: Service, pgUrl: string, receiver: Receiver) {
+  const brand = (await staff(service.base, 'POST', '/brands', { name: 'Bench sync' })).body.data.id as number;
+  const integration = await setupIntegration(service.base, { brandId: brand, name: 'Bench sync', webhook: { url: `${receiver.base}/sync-setup/` } });
+  const ids: number[] = [];
+  for (let done = 0; done < 100; done += 25) {
+    const created = await bulkCreate(service.base, integration.apiKey, Array.from({ length: 25 }, (_, i) => `SYNC-P${done + i}`));
+    for (const item of created.results as Array<{ property?: { doorloom_id: number } }>) if (item.property) ids.push(item.property.doorloom_id);
+  }
+  if (ids.length !== 100) throw new Error(`sync set-up: ${ids.length} properties created`);
+  const before = (await staffIntegration(service.base, integration.id)).webhook.last_sequence;
+  await receiver.waitFor('/sync-setup/', before, 60_000);
+  await patchUrl(service, integration.id, `${receiver.base}/sync/`);
+  const db = new pg.Client({ connectionString: pgUrl });
+  await db.connect();
+  try {
+    const t0 = wallMs();
+    const res = await call(service.base, integration.apiKey, 'POST', '/api/integrations/v1/sync', { property_ids: ids });
+    if (res.status !== 202) throw new Error(`POST /sync answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    const responseMs = wallMs() - t0;
+    let recordedMs = NaN;
+    for (let i = 0; i < 12_000; i++) {
+      const { rows } = await db.query(`select bool_and(finished_at is not null) as done from sync_jobs where integration_id = $1`, [integration.id]);
+      if (rows[0].done) {
+        recordedMs = wallMs() - t0;
+        break;
+      }
+      await sleep(10);
+    }
+    const events = (await staffIntegration(service.base, integration.id)).webhook.last_sequence - before;
+    const got = await receiver.waitFor('/sync/', events, 120_000);
+    const deliveredMs = got.last - t0;
+    const avgBytes = Math.round(got.bytes / Math.max(1, got.count));
+    const bare = await bareMedian(receiver, 1, events, avgBytes);
+    return {
+      events,
+      responseMs: Math.round(responseMs),
+      recordedMs: Math.round(recordedMs),
+      firstDeliveredMs: Math.round(got.first - t0),
+      deliveredMs: Math.round(deliveredMs),
+      delivered: got.count,
+      avgBytes,
+      outOfOrder: got.outOfOrder,
+      timedOut: got.timedOut,
+      bareRate: bare,
+      bareMs: Math.round((events / bare) * 1000),
+    };
+  } finally {
+    await db.end();
+  }
 }

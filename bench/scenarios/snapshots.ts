@@ -1,5 +1,6 @@
 /**
- * Issue 8 item 5: the 92-night availability snapshot of a 50-unit property with bookings, one
+ * Issue 17 item 3 (issue 8 item 5): the 92-night availability snapshot (and the rates and restrictions
+ * snapshots beside it) of a 50-unit property with bookings, one
  * client, requests one after another; p50/p99. Baseline: the same client against the bare
  * Fastify route answering the same number of bytes (transfer and framework, no work).
  *
@@ -59,5 +60,13 @@ export async function snapshotRun(service: Service, baselineBase: string) {
   const path = `/api/integrations/v1/properties/${property.doorloom_id}/availability?from=${today}&to=${addDays(today, NIGHTS - 1)}`;
   const ours = await sequential(service.base, () => ({ path, headers: { authorization: `Bearer ${integration.apiKey}` } }), { warmup: 20, count: REQUESTS, seconds: SECONDS });
   const bare = await sequential(baselineBase, () => ({ path: `/bytes/${ours.bytes}` }), { warmup: 20, count: ours.count, seconds: SECONDS });
-  return { ours, bare, bookings: stays.length };
+  // issue 17 item 3: the rates and restrictions snapshots of the same property and window, the same way
+  const others: Record<string, { ours: Awaited<ReturnType<typeof sequential>>; bare: Awaited<ReturnType<typeof sequential>> }> = {};
+  for (const kind of ['rates', 'restrictions']) {
+    const other = `/api/integrations/v1/properties/${property.doorloom_id}/${kind}?from=${today}&to=${addDays(today, NIGHTS - 1)}`;
+    const o = await sequential(service.base, () => ({ path: other, headers: { authorization: `Bearer ${integration.apiKey}` } }), { warmup: 20, count: REQUESTS, seconds: SECONDS });
+    const b = await sequential(baselineBase, () => ({ path: `/bytes/${o.bytes}` }), { warmup: 20, count: o.count, seconds: SECONDS });
+    others[kind] = { ours: o, bare: b };
+  }
+  return { ours, bare, bookings: stays.length, others };
 }

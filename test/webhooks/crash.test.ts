@@ -79,7 +79,7 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
 
     const first = await startServer(db);
     servers.push(first);
-    await receiver.waitFor(() => receiver.of(integration.slug).length >= 120, 60_000, 'the first 120 deliveries');
+    await receiver.waitFor(() => receiver.of(integration.slug).length >= 120, 120_000, 'the first 120 deliveries');
     first.child.kill('SIGKILL');
     await first.exited;
     const atKill = receiver.of(integration.slug).length;
@@ -87,7 +87,7 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
 
     const second = await startServer(db);
     servers.push(second);
-    await receiver.waitFor(() => deduplicated(integration.slug).length === N, 60_000, 'every event after the restart');
+    await receiver.waitFor(() => deduplicated(integration.slug).length === N, 120_000, 'every event after the restart');
     expect(deduplicated(integration.slug)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
     expect(noGaps(integration.slug)).toBe(true);
     expect(receiver.maxInFlight.get(integration.slug)).toBe(1);
@@ -104,7 +104,7 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
     expect(me.webhook).toMatchObject({ last_sequence: N, undelivered_events: 0 });
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-  });
+  }, 240_000); // two embedded-database starts and 400 deliveries: minutes on a loaded machine
 
   // Several processes can share PostgreSQL only; PGlite lives inside a single process, so there is
   // nothing to share there (WORKERS above 1 is refused for it at start).

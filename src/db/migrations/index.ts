@@ -10,6 +10,7 @@ import * as rateLimits from './2026_11_22_0030_rate_limits.js';
 import * as bookings from './2026_11_22_0040_bookings.js';
 import * as staffTokens from './2026_11_24_0201_staff_tokens.js';
 import * as webhookDeliveryState from './2026_11_24_0301_webhook_delivery_state.js';
+import * as eventsTypeIndex from './2026_11_24_0601_events_type_index.js';
 
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0040_bookings': bookings,
   '2026_11_24_0201_staff_tokens': staffTokens,
   '2026_11_24_0301_webhook_delivery_state': webhookDeliveryState,
+  '2026_11_24_0601_events_type_index': eventsTypeIndex,
 };

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
@@ -73,7 +74,7 @@ export async function replayEvents(deps: Deps, integrationId: number, query: { a
     .where('sequence', '>', afterSequence)
     .orderBy('sequence')
     .limit(limit + 1);
-  if (types) q = q.where('type', 'in', types);
+  if (types) q = q.where('sequence', 'in', typedSequences(integrationId, afterSequence, limit + 1, types));
   const rows = await q.execute();
   const page = rows.slice(0, limit);
   return {
@@ -85,4 +86,19 @@ export async function replayEvents(deps: Deps, integrationId: number, query: { a
     })),
     cursor: { next_after_sequence: page.length > 0 ? page[page.length - 1].sequence : afterSequence, has_more: rows.length > limit },
   };
+}
+
+/**
+ * The first `count` sequences after `afterSequence` of the given kinds: one ordered range of the
+ * events_type_sequence index (integration, kind, sequence) per kind, merged. A plain `type in (…)`
+ * filter walked the primary key through every event of other kinds after the cursor: from the start
+ * of a 1M-event log with a rare kind it took 370 ms, against 3.5 ms at 10k. Each branch now reads at
+ * most `count` index entries: 10.8 ms at 1M against 7.7 ms at 10k, measured through the API on a
+ * loaded machine (bench BENCH_ONLY=growth).
+ */
+function typedSequences(integrationId: number, afterSequence: number, count: number, types: EventType[]) {
+  const branches = types.map(
+    (type) => sql`(select sequence from events where integration_id = ${integrationId} and type = ${type} and sequence > ${afterSequence} order by sequence limit ${count})`,
+  );
+  return sql<number>`(select sequence from (${sql.join(branches, sql` union all `)}) as typed order by sequence limit ${count})`;
 }

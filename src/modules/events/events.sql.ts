@@ -94,21 +94,3 @@ export async function insertEvents(
   return inserted[0]?.n ?? 0;
 }
 
-/**
- * Retention: deletes an integration's events at or below `hi`; the pending ones among them leave
- * the integration's `undelivered` count in the same statement. Returns how many were deleted.
- */
-export async function deleteEventsThrough(db: Q, integrationId: number, hi: number): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
-    with gone as (
-      delete from events where integration_id = ${integrationId} and sequence <= ${hi}
-      returning delivery_status
-    ), counted as (
-      update webhook_delivery_state set undelivered = undelivered - (select count(*) from gone where delivery_status = 'pending')
-      where integration_id = ${integrationId} and exists (select 1 from gone where delivery_status = 'pending')
-      returning 1
-    )
-    select count(*)::int as n from gone
-  `.execute(db);
-  return rows[0]?.n ?? 0;
-}

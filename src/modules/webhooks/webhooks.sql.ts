@@ -230,12 +230,3 @@ export function attemptLog(db: Q, integrationId: number, after: number, limit: n
     .execute();
 }
 
-/** Retention: deletes up to `limit` attempts made before `cutoff`, oldest first; returns how many. */
-export async function deleteAttemptsBefore(db: Q, cutoff: Date, limit: number): Promise<number> {
-  const result = await sql`
-    delete from delivery_attempts where id in (
-      select id from delivery_attempts where attempted_at < ${cutoff} order by id limit ${limit}
-    )
-  `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
-}

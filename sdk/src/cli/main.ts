@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { runMirror } from './mirror.js';
+
+const USAGE = `usage: doorloom-partner mirror --base-url URL --api-key KEY --webhook-secret SECRET --listen HOST:PORT --store DIR [--poll-ms MS]
+
+  --webhook-secret may be given twice during a secret rotation (both verify).
+  --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).`;
+
+class ConfigurationError extends Error {}
+
+function parse(argv: string[]) {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  if (command !== 'mirror') throw new ConfigurationError(command ? `unknown command "${command}"` : 'a command is required (mirror)');
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        'webhook-secret': { type: 'string', multiple: true },
+        listen: { type: 'string' },
+        store: { type: 'string' },
+        'poll-ms': { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message);
+  }
+  const missing = ['base-url', 'api-key', 'webhook-secret', 'listen', 'store'].filter((k) => !values[k as keyof typeof values]);
+  if (missing.length > 0) throw new ConfigurationError(`missing ${missing.map((m) => `--${m}`).join(', ')}`);
+  let baseUrl: URL;
+  try {
+    baseUrl = new URL(values['base-url']!);
+  } catch {
+    throw new ConfigurationError(`--base-url is not a URL: ${values['base-url']}`);
+  }
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new ConfigurationError('--base-url must be http or https');
+  const listen = /^(.+):(\d{1,5})$/.exec(values.listen!);
+  const port = listen ? Number(listen[2]) : NaN;
+  if (!listen || port > 65_535) throw new ConfigurationError(`--listen must be HOST:PORT, got "${values.listen}"`);
+  const pollMs = values['poll-ms'] === undefined ? 2000 : Number(values['poll-ms']);
+  if (!Number.isInteger(pollMs) || pollMs < 0) throw new ConfigurationError('--poll-ms must be a whole number of milliseconds (0 turns polling off)');
+  return {
+    baseUrl: baseUrl.toString(),
+    apiKey: values['api-key']!,
+    webhookSecrets: values['webhook-secret']!,
+    host: listen[1].replace(/^\[(.*)\]$/, '$1'),
+    port,
+    storeDir: values.store!,
+    pollMs,
+  };
+}
+
+async function main(): Promise<void> {
+  let options;
+  try {
+    options = parse(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      process.stderr.write(`configuration error: ${error.message} (doorloom-partner --help)\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const mirror = await runMirror({ ...options, log });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    mirror.close().then(
+      () => process.exit(0),
+      (error) => {
+        log(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`doorloom-partner: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

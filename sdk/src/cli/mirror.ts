@@ -1,0 +1,130 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDoorloomClient } from '../client/index.js';
+import { FileStore } from '../store/file.js';
+import type { WindowedKind } from '../sync/api.js';
+import { clientSyncApi } from '../sync/client-api.js';
+import { isDate, toDay } from '../sync/dates.js';
+import { SyncEngine } from '../sync/engine.js';
+import { webhookHandler } from '../sync/receiver.js';
+import { createWebhookVerifier } from '../webhooks.js';
+
+export interface MirrorOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Every live webhook secret (during a rotation, both). */
+  webhookSecrets: string[];
+  host: string;
+  port: number;
+  storeDir: string;
+  /** Replay and booking polling interval (ms). */
+  pollMs: number;
+  log: (line: string) => void;
+}
+
+export interface RunningMirror {
+  url: string;
+  engine: SyncEngine;
+  close(): Promise<void>;
+}
+
+/** Longest window one /mirror read answers (the service's snapshots stop at 92 nights; a mirror can do more). */
+const MAX_WINDOW_NIGHTS = 731;
+
+/**
+ * The reference partner: a webhook receiver and the sync engine over a file store, serving the
+ * mirror read-only on the same listener. The listener is up before the backfill starts, so
+ * deliveries made during the backfill are applied as they arrive.
+ */
+export async function runMirror(options: MirrorOptions): Promise<RunningMirror> {
+  const store = new FileStore(options.storeDir);
+  const client = createDoorloomClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  const engine = new SyncEngine({
+    api: clientSyncApi(client),
+    store,
+    pollIntervalMs: options.pollMs,
+    onError: (error, during) => options.log(`${during} failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  await engine.load();
+
+  const receive = webhookHandler(engine, createWebhookVerifier({ secrets: options.webhookSecrets }).accepts);
+  const server = http.createServer((req, res) => {
+    route(req, res).catch(() => send(res, 500, failure('INTERNAL_ERROR', 'Something went wrong.')));
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://mirror');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (path === '/webhooks') {
+      if (req.method !== 'POST') return send(res, 405, failure('METHOD_NOT_ALLOWED', 'Use POST.'));
+      return receive(req, res);
+    }
+    if (!path.startsWith('/mirror')) return send(res, 404, failure('NOT_FOUND', 'No such path.'));
+    if (req.method !== 'GET') return send(res, 405, failure('METHOD_NOT_ALLOWED', 'The mirror is read-only.'));
+    if (path === '/mirror/status') return send(res, 200, engine.status());
+    if (path === '/mirror/properties') return send(res, 200, engine.properties());
+    if (path === '/mirror/bookings') return send(res, 200, engine.bookings());
+    const match = /^\/mirror\/properties\/(\d+)\/(availability|rates|restrictions)$/.exec(path);
+    if (!match) return send(res, 404, failure('NOT_FOUND', 'No such path.'));
+    const from = url.searchParams.get('from');
+    const to = url.searchParams.get('to');
+    const errors: Record<string, string[]> = {};
+    if (!isDate(from)) errors.from = ['from is required, a date YYYY-MM-DD'];
+    if (!isDate(to)) errors.to = ['to is required, a date YYYY-MM-DD'];
+    else if (isDate(from) && (to < from || toDay(to) - toDay(from) >= MAX_WINDOW_NIGHTS)) errors.to = [`to must be on or after from, at most ${MAX_WINDOW_NIGHTS} nights`];
+    if (Object.keys(errors).length > 0) return send(res, 422, { ...failure('VALIDATION_FAILED', 'The given data was invalid.'), errors });
+    const data = engine.window(match[2] as WindowedKind, Number(match[1]), from!, to!);
+    if (!data) return send(res, 404, failure('NOT_FOUND', 'The mirror holds no such property.'));
+    return send(res, 200, data);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  options.log(`mirror listening on ${url}`);
+
+  // Cold start or restart: the service may be unreachable for a while; keep trying.
+  let closing = false;
+  const starting = (async () => {
+    for (let wait = 500; !closing; wait = Math.min(wait * 2, 30_000)) {
+      try {
+        await engine.start();
+        options.log(`mirror in sync through sequence ${engine.status().applied_through}`);
+        return;
+      } catch (error) {
+        options.log(`sync start failed (retrying in ${wait} ms): ${error instanceof Error ? error.message : String(error)}`);
+        await new Promise((r) => setTimeout(r, wait).unref());
+      }
+    }
+  })();
+
+  return {
+    url,
+    engine,
+    async close() {
+      closing = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await engine.stop();
+      await starting.catch(() => {});
+      await engine.stop();
+      await store.close();
+    },
+  };
+}
+
+
+function failure(code: string, message: string) {
+  return { success: false, code, message };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { SyncStore } from './store.js';
+
+export interface FileStoreOptions {
+  /** Compact the journal into a new checkpoint once it grows past this many bytes. Default 8 MiB. */
+  compactBytes?: number;
+}
+
+const CHECKPOINT = 'state.json';
+const JOURNAL = 'journal.log';
+
+const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+/**
+ * A durable store in a directory: a checkpoint (`state.json`) plus a journal (`journal.log`).
+ *
+ * - A commit appends one line, `<digest> <json batch>`, and fsyncs the journal before resolving.
+ *   A line is one batch, so a batch is all there or not: a line torn by kill -9 or power loss
+ *   fails its digest, and it and anything after it are cut off on the next load.
+ * - When the journal passes `compactBytes`, the whole map is written to `state.json.tmp`, fsynced,
+ *   renamed over `state.json` (the directory fsynced too), and only then is the journal emptied.
+ *   A crash between the rename and the truncation replays a journal the checkpoint already holds;
+ *   a batch only sets or deletes whole keys, so replaying it in order ends in the same map.
+ */
+export class FileStore implements SyncStore {
+  private readonly data = new Map<string, unknown>();
+  private journal: FileHandle | null = null;
+  private journalBytes = 0;
+  private readonly compactBytes: number;
+
+  constructor(
+    readonly dir: string,
+    options: FileStoreOptions = {},
+  ) {
+    this.compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
+  }
+
+  async load(): Promise<Map<string, unknown>> {
+    await mkdir(this.dir, { recursive: true });
+    const checkpoint = await readFile(path.join(this.dir, CHECKPOINT), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (checkpoint !== null) {
+      for (const [key, value] of JSON.parse(checkpoint).entries as Array<[string, unknown]>) this.data.set(key, value);
+    }
+
+    const journalPath = path.join(this.dir, JOURNAL);
+    this.journal = await open(journalPath, 'a+');
+    const bytes = await readFile(journalPath);
+    let valid = 0;
+    for (let start = 0; start < bytes.length; ) {
+      const end = bytes.indexOf(10, start);
+      if (end < 0) break; // a line without its newline was torn
+      const line = bytes.subarray(start, end).toString('utf8');
+      const body = line.slice(17);
+      if (line[16] !== ' ' || digest(body) !== line.slice(0, 16)) break;
+      this.apply(JSON.parse(body));
+      start = end + 1;
+      valid = start;
+    }
+    if (valid < bytes.length) {
+      await this.journal.truncate(valid);
+      await this.journal.sync();
+    }
+    this.journalBytes = valid;
+    return new Map(this.data);
+  }
+
+  async commit(batch: Array<[string, unknown]>): Promise<void> {
+    if (!this.journal) throw new Error('FileStore: load() first');
+    if (batch.length === 0) return;
+    const body = JSON.stringify(batch);
+    const line = `${digest(body)} ${body}\n`;
+    await this.journal.write(line);
+    await this.journal.datasync();
+    this.journalBytes += Buffer.byteLength(line);
+    this.apply(batch);
+    if (this.journalBytes > this.compactBytes) await this.compact();
+  }
+
+  /** Writes the whole map as a new checkpoint and empties the journal. */
+  async compact(): Promise<void> {
+    if (!this.journal) return;
+    const tmp = path.join(this.dir, `${CHECKPOINT}.tmp`);
+    const file = await open(tmp, 'w');
+    try {
+      await file.writeFile(JSON.stringify({ version: 1, entries: [...this.data] }));
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path.join(this.dir, CHECKPOINT));
+    await syncDirectory(this.dir);
+    await this.journal.truncate(0);
+    await this.journal.sync();
+    this.journalBytes = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.journal?.close();
+    this.journal = null;
+  }
+
+  /** Bytes in the journal now (for tests and metrics). */
+  async journalSize(): Promise<number> {
+    return (await stat(path.join(this.dir, JOURNAL))).size;
+  }
+
+  private apply(batch: Array<[string, unknown]>): void {
+    for (const [key, value] of batch) {
+      if (value === null) this.data.delete(key);
+      else this.data.set(key, value);
+    }
+  }
+}
+
+/** fsync of a directory makes a rename in it durable (no-op where directories cannot be opened). */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | null = null;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // some platforms refuse to open or fsync a directory; the rename is still atomic there
+  } finally {
+    await handle?.close();
+  }
+}

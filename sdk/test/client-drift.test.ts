@@ -1,0 +1,11 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { generateSdkTypes } from '../../scripts/openapi-sdk-types.js';
+
+describe('generated SDK types', () => {
+  it('sdk/src/generated/api.ts is what docs/openapi.json generates (run `npm run sdk:generate`)', async () => {
+    const document = await readFile(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
+    const committed = await readFile(new URL('../src/generated/api.ts', import.meta.url), 'utf8');
+    expect(committed).toBe(await generateSdkTypes(document));
+  });
+});

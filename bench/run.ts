@@ -5,7 +5,7 @@
  * stopped at the end (bench/lib/processes.ts).
  *
  *   BENCH_SECONDS=8        measured seconds of each load run (warm-up BENCH_WARMUP=1 before it)
- *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,sync,snapshots,pglite,growth,soak
+ *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,sync,snapshots,pglite,growth,soak,wakeup
  *                          a subset (workers needs the WORKERS=1 figures, so it runs them too)
  *   BENCH_PROFILE=1        run the PostgreSQL services of /me, booking creates and delivery under
  *                          node --cpu-prof; print the top self-time functions of each measured
@@ -47,6 +47,7 @@ import { cpuNote, cpuPer, PROFILING, profiledService, SECONDS, WARMUP_SECONDS, t
 import { bareMedian, fanOut, manyStreams, Receiver, singleStream, syncRun } from './scenarios/delivery.js';
 import { baselineMe, meLoad } from './scenarios/me.js';
 import { snapshotRun } from './scenarios/snapshots.js';
+import { wakeupRun } from './scenarios/wakeup.js';
 import { BIG, growthRun } from './scenarios/growth.js';
 import { SOAK_SECONDS, soakRun, type SoakResult } from './scenarios/soak.js';
 
@@ -401,6 +402,41 @@ async function main() {
       await rssRow(svc, 'postgres', `after ${ran.join(', ')}`);
     } finally {
       await svc.stop();
+      await receiverProcess.stop();
+    }
+  }
+
+  // ---- PostgreSQL: cross-process wake-up ---------------------------------------------------------
+  if (wanted('wakeup')) {
+    const db = await createBenchDatabase();
+    const receiverPort = await freePort();
+    const receiverProcess = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);
+    const receiver = new Receiver(`http://127.0.0.1:${receiverPort}`);
+    const a = await start('pg-wake-api', { DATABASE_URL: db, NO_BACKGROUND: '1' }, false);
+    const b = await start('pg-wake-worker', { DATABASE_URL: db }, false);
+    try {
+      const w = await wakeupRun(a, receiver);
+      push({
+        item: 8,
+        scenario: "cross-process wake-up: A's 201 to the receiver, B delivers",
+        engine: 'postgres',
+        value: w.p50,
+        unit: 'ms (p50)',
+        target: '< 50 ms',
+        p50: w.p50,
+        p99: w.max,
+        note: joinNotes(
+          verdict(-w.p50, -50),
+          `${w.samples} sequential rate overrides through A (NO_BACKGROUND=1), one rates.changed each; p90 ${w.p90} ms, max ${w.max} ms`,
+          w.lost > 0 && `${w.lost} NOT DELIVERED within 10 s`,
+          "B's safety-net scan runs every 5 s",
+        ),
+        detail: w,
+      });
+      log(`wake-up p50 ${w.p50} ms (p90 ${w.p90}, max ${w.max})`);
+    } finally {
+      await a.stop();
+      await b.stop();
       await receiverProcess.stop();
     }
   }

@@ -7,12 +7,18 @@ import { inactiveSweep } from './modules/properties/properties.jobs.js';
 import { horizonRollJob } from './modules/calendar/calendar.horizon.js';
 import { retentionJob } from './modules/events/events.retention.js';
 import { startSyncRunner } from './modules/events/events.sync.js';
+import { claimJobRun, finishJobRun } from './modules/jobs/jobs.sql.js';
+import { listenForEvents } from './modules/events/events.unit.js';
 import { createClaims } from './modules/webhooks/webhooks.claims.js';
 import { startDeliveryWorker } from './modules/webhooks/webhooks.worker.js';
 
 export interface Background {
   stop(): Promise<void>;
 }
+
+/** The delivery scan while wake-ups reach the worker (every process's writes), and while they may not. */
+const SCAN_SAFETY_NET_MS = 5_000;
+const SCAN_UNHEARD_MS = 1_000;
 
 /** A job that runs once per Asia/Kolkata day (service clock), and on demand through the staff API. */
 export interface DailyJob {
@@ -32,15 +38,9 @@ export const dailyJobs: DailyJob[] = [horizonRollJob, inactiveSweep, retentionJo
  */
 export async function runDailyJobOnce(deps: Deps, job: DailyJob): Promise<boolean> {
   const day = kolkataDate(deps.clock.now());
-  const claimed = await deps.db
-    .insertInto('job_runs')
-    .values({ name: job.name, day, started_at: deps.clock.now() })
-    .onConflict((oc) => oc.columns(['name', 'day']).doNothing())
-    .returning('name')
-    .executeTakeFirst();
-  if (!claimed) return false;
+  if (!(await claimJobRun(deps.db, job.name, day, deps.clock.now()))) return false;
   await job.run(deps);
-  await deps.db.updateTable('job_runs').set({ finished_at: deps.clock.now() }).where('name', '=', job.name).where('day', '=', day).execute();
+  await finishJobRun(deps.db, job.name, day, deps.clock.now());
   return true;
 }
 
@@ -83,9 +83,20 @@ export function startBackground(deps: Deps): Background {
   setImmediate(runJobs);
 
   // Webhook delivery and sync jobs share one set of claims (one advisory-lock session on PostgreSQL).
+  // Writes of this process wake its worker directly (withEvents); on PostgreSQL, writes of other
+  // processes arrive as notifications. The scan is then a slow safety net (retries and pings fall
+  // due on it too), and runs every second while notifications may be lost (the LISTEN connection
+  // down or not yet up).
   const claims = createClaims(deps);
-  const delivery = startDeliveryWorker(deps, { claims });
+  const postgres = deps.engine === 'postgres' && deps.config.databaseUrl !== null;
+  const delivery = startDeliveryWorker(deps, { claims, pollMs: postgres ? SCAN_UNHEARD_MS : SCAN_SAFETY_NET_MS });
   const sync = startSyncRunner(deps, { claims });
+  const listener = postgres
+    ? listenForEvents(deps, deps.config.databaseUrl!, (ids) => delivery.kick(ids), (state) => {
+        delivery.setScanInterval(state === 'up' ? SCAN_SAFETY_NET_MS : SCAN_UNHEARD_MS);
+        if (state === 'up') delivery.kick(); // whatever was notified while no one listened
+      })
+    : null;
   // the embedded engine's vacuum and checkpoints (src/db/maintenance.ts); nothing on PostgreSQL
   const maintenance = startMaintenance(deps);
 
@@ -93,6 +104,7 @@ export function startBackground(deps: Deps): Background {
     async stop() {
       for (const t of timers) clearInterval(t);
       deps.signals.off('clock', runJobs);
+      await listener?.stop();
       await Promise.all([delivery.stop(), sync.stop(), maintenance.stop()]);
       await claims.close();
     },

@@ -67,6 +67,8 @@ async function loadEvents(client: pg.Client, integrationId: number, count: numbe
     );
   }
   await client.query('update integrations set last_sequence = $2 where id = $1', [integrationId, count]);
+  // what appends keep in the same transaction: the pending events' count (GET /me's undelivered_events)
+  await client.query('update webhook_delivery_state set undelivered = undelivered + $2 where integration_id = $1', [integrationId, count]);
   await client.query('analyze events');
   log(`growth: loaded ${count} events for integration ${integrationId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

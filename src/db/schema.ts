@@ -47,13 +47,6 @@ export interface IntegrationsTable {
   webhook_secret_prev_expires_at: Timestamp | null;
   horizon_days: Generated<number>;
   last_sequence: Generated<number>;
-  consecutive_failures: Generated<number>;
-  first_failure_at: Timestamp | null;
-  last_success_at: Timestamp | null;
-  last_failure_at: Timestamp | null;
-  paused_at: Timestamp | null;
-  paused_reason: string | null;
-  next_attempt_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -76,7 +76,7 @@ describe('holds storage', () => {
       ctx.deps.db.transaction().execute(async (trx) => {
         await lockPropertyCalendar(trx, p.id);
         const a = await availabilityForStay(trx, p.id, addDays(day0, 20), addDays(day0, 22), { channel: 'direct' });
-        const units = a.pickUnits(1);
+        const units = a.assign([null]);
         if (!units) return false;
         await insertHolds(trx, bookingId, units, addDays(day0, 20), addDays(day0, 22));
         return true;
@@ -105,15 +105,17 @@ describe('availabilityForStay', () => {
     expect(a.nights).toEqual([n(0), n(1)]);
     expect(a.canBook([u1, u2, u3])).toBe(true);
     expect(a.canBook([u1, u1])).toBe(false);
-    expect(a.pickUnits(2)).toEqual([u1, u2]);
+    expect(a.assign([null, null])).toEqual([u1, u2]);
 
     // a hold on u1 for night 1
     const b500 = await hold(ctx, u1, n(1), n(1));
     a = await stay(p, n(0), n(2), { channel: 'direct' });
     expect(a.canBook([u1])).toBe(false);
-    expect(a.pickUnits(1)).toEqual([u2]);
-    expect(a.pickUnits(1, [u2])).toEqual([u3]);
-    expect(a.pickUnits(3)).toBeNull();
+    expect(a.assign([null])).toEqual([u2]);
+    expect(a.assign([u2, null])).toEqual([u2, u3]);
+    expect(a.assign([null], [u3])).toEqual([u3]); // a preferred unit first
+    expect(a.assign([null, null, null])).toBeNull();
+    expect(a.assign([u1])).toBeNull(); // named, but held
     // ... which the holding booking itself may keep (update of booking 500)
     a = await stay(p, n(0), n(2), { channel: 'direct', excludeBookingId: b500 });
     expect(a.canBook([u1])).toBe(true);
@@ -123,18 +125,18 @@ describe('availabilityForStay', () => {
     expect((await stay(p, n(3), n(4), { channel: 'direct' })).canBook([u2])).toBe(true);
     const ota = await stay(p, n(3), n(4), { channel: 'airbnb' });
     expect(ota.canBook([u2])).toBe(false);
-    expect(ota.pickUnits(1)).toBeNull();
+    expect(ota.assign([null])).toBeNull();
 
     // everywhere block: nobody
     await put({ from: n(4), to: n(4), block_scope: 'everywhere' });
-    expect((await stay(p, n(4), n(5), { channel: 'direct' })).pickUnits(1)).toBeNull();
+    expect((await stay(p, n(4), n(5), { channel: 'direct' })).assign([null])).toBeNull();
 
     // unit blocks
     await put({ from: n(5), to: n(5), inventory_ids: [u2], block_scope: 'ota_only' });
     await put({ from: n(5), to: n(5), inventory_ids: [u3], block_scope: 'everywhere' });
-    expect((await stay(p, n(5), n(6), { channel: 'direct' })).pickUnits(2)).toEqual([u1, u2]);
-    expect((await stay(p, n(5), n(6), { channel: 'expedia' })).pickUnits(2)).toBeNull();
-    expect((await stay(p, n(5), n(6), { channel: 'expedia' })).pickUnits(1)).toEqual([u1]);
+    expect((await stay(p, n(5), n(6), { channel: 'direct' })).assign([null, null])).toEqual([u1, u2]);
+    expect((await stay(p, n(5), n(6), { channel: 'expedia' })).assign([null, null])).toBeNull();
+    expect((await stay(p, n(5), n(6), { channel: 'expedia' })).assign([null])).toEqual([u1]);
 
     // cap 1 with one unit held: nothing more
     await put({ from: n(7), to: n(7), units_cap: 1 });

@@ -7,7 +7,13 @@ import { HOSTILE_ANSWER, launchBrowser, startConsoleWorld, type ConsoleWorld } f
 /** Drives the failing integration into `paused` the way production does: five failures, six hours. */
 async function pauseByFailures(world: ConsoleWorld): Promise<void> {
   const { failing } = world;
-  const state = () => world.deps.db.selectFrom('integrations').select(['status', 'consecutive_failures']).where('id', '=', failing.id).executeTakeFirstOrThrow();
+  const state = () =>
+    world.deps.db
+      .selectFrom('integrations as i')
+      .innerJoin('webhook_delivery_state as s', 's.integration_id', 'i.id')
+      .select(['i.status', 's.consecutive_failures'])
+      .where('i.id', '=', failing.id)
+      .executeTakeFirstOrThrow();
   // each failure is waited for in the database: the clock moves only once its retry is scheduled
   const failures = (n: number) => eventually(async () => (await state()).consecutive_failures >= n, 15_000, `failure ${n} recorded`);
   await failures(1);

@@ -33,7 +33,7 @@ describe('staff listings', () => {
       return pending.length === 0;
     }, 10_000, 'the healthy integration drained');
     await eventually(async () => {
-      const row = await ctx.deps.db.selectFrom('integrations').select('consecutive_failures').where('id', '=', failing.id).executeTakeFirstOrThrow();
+      const row = await ctx.deps.db.selectFrom('webhook_delivery_state').select('consecutive_failures').where('integration_id', '=', failing.id).executeTakeFirstOrThrow();
       return row.consecutive_failures >= 1;
     }, 10_000, 'the failure recorded');
     // Frozen from here: the clock moves below, and the retry it makes due must not run.
@@ -108,7 +108,8 @@ describe('staff listings', () => {
 
     await ctx.staff('PATCH', `/integrations/${quiet.id}`, { status: 'disabled' });
     expect(await ids('status=disabled')).toEqual([quiet.id]);
-    await ctx.deps.db.updateTable('integrations').set({ status: 'paused', paused_reason: 'delivery_failures', paused_at: ctx.deps.clock.now() }).where('id', '=', failing.id).execute();
+    await ctx.deps.db.updateTable('integrations').set({ status: 'paused' }).where('id', '=', failing.id).execute();
+    await ctx.deps.db.updateTable('webhook_delivery_state').set({ paused_reason: 'delivery_failures', paused_at: ctx.deps.clock.now() }).where('integration_id', '=', failing.id).execute();
     expect(await ids('paused=true')).toEqual([failing.id]);
     const row = (await ctx.staff('GET', '/integrations?status=paused')).json().data[0];
     expect(row).toMatchObject({ id: failing.id, status: 'paused', paused_reason: 'delivery_failures', paused_at: expect.stringMatching(/\+05:30$/) });

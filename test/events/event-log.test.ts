@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 
 let ctx: TestContext;
@@ -26,7 +26,7 @@ async function cover(integration: TestIntegration, propertyId: number, externalI
 }
 
 function record(propertyId: number | null, actor: number | null, drafts: EventDraft[], only?: number) {
-  return ctx.deps.db.transaction().execute((trx) =>
+  return withEvents(ctx.deps, (trx) =>
     appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: actor, onlyIntegrationId: only, build: () => drafts }),
   );
 }
@@ -87,7 +87,7 @@ describe('event log', () => {
 
     await ctx.staff('PATCH', `/integrations/${a.id}`, { status: 'active' });
     await expect(
-      ctx.deps.db.transaction().execute(async (trx) => {
+      withEvents(ctx.deps, async (trx) => {
         await appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: null, build: () => [{ type: 'property.changed', data: {} }] });
         throw new Error('the write failed');
       }),

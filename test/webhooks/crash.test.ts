@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents } from '../../src/modules/events/events.log.js';
+import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
 import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
 import { databaseUrl } from '../helpers/context.js';
 import { createBody } from '../properties/fixtures.js';
@@ -37,7 +37,7 @@ async function seedIntegrations(db: ScratchDatabase, names: string[], eventsEach
 }
 
 async function appendMany(deps: Parameters<Parameters<typeof withRuntime>[1]>[0], integrationId: number, count: number) {
-  await deps.db.transaction().execute((trx) =>
+  await withEvents(deps, (trx) =>
     appendEvents(trx, {
       clock: deps.clock,
       propertyId: null,

@@ -1,12 +1,12 @@
-import { appendEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
 import type { TestContext } from '../helpers/context.js';
 
 /**
  * Records integration-wide events (no property needed) for one integration through the normal
- * event log, then wakes delivery the way writers do.
+ * event log, which wakes delivery after the commit as for every writer.
  */
 export async function recordEvents(ctx: TestContext, integrationId: number, count: number, type: EventDraft['type'] = 'availability.changed', data: (i: number) => unknown = (i) => ({ i })) {
-  const result = await ctx.deps.db.transaction().execute((trx) =>
+  await withEvents(ctx.deps, (trx) =>
     appendEvents(trx, {
       clock: ctx.deps.clock,
       propertyId: null,
@@ -15,7 +15,6 @@ export async function recordEvents(ctx: TestContext, integrationId: number, coun
       build: () => Array.from({ length: count }, (_, i) => ({ type, data: data(i) })),
     }),
   );
-  ctx.deps.signals.emit('events', [...result.recorded.keys()]);
 }
 
 export async function staffView(ctx: TestContext, integrationId: number) {

@@ -48,7 +48,7 @@ export async function scratchDatabase(baseUrl: string | null): Promise<ScratchDa
   };
 }
 
-function serverEnv(db: ScratchDatabase, port: number): NodeJS.ProcessEnv {
+function serverEnv(db: ScratchDatabase, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -59,6 +59,7 @@ function serverEnv(db: ScratchDatabase, port: number): NodeJS.ProcessEnv {
     WEBHOOK_ALLOW_INSECURE: '1',
     LOG_LEVEL: 'warn',
     ...db.env,
+    ...extra,
   };
 }
 
@@ -93,9 +94,10 @@ export interface ServerProcess {
   ready(timeoutMs?: number): Promise<void>;
 }
 
-export async function startServer(db: ScratchDatabase): Promise<ServerProcess> {
+/** `env` adds settings (e.g. NO_BACKGROUND) to the server's environment. */
+export async function startServer(db: ScratchDatabase, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: serverEnv(db, port), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: serverEnv(db, port, env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));

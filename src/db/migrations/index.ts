@@ -9,6 +9,7 @@ import * as sync from './2026_11_22_0021_sync.js';
 import * as rateLimits from './2026_11_22_0030_rate_limits.js';
 import * as bookings from './2026_11_22_0040_bookings.js';
 import * as staffTokens from './2026_11_24_0201_staff_tokens.js';
+import * as webhookDeliveryState from './2026_11_24_0301_webhook_delivery_state.js';
 import * as eventsTypeIndex from './2026_11_24_0601_events_type_index.js';
 
 /**
@@ -26,5 +27,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0030_rate_limits': rateLimits,
   '2026_11_22_0040_bookings': bookings,
   '2026_11_24_0201_staff_tokens': staffTokens,
+  '2026_11_24_0301_webhook_delivery_state': webhookDeliveryState,
   '2026_11_24_0601_events_type_index': eventsTypeIndex,
 };

@@ -6,7 +6,7 @@ import { roundMoney } from '../../lib/money.js';
 import { addDays, clampToHorizon, daysBetween, eachDate, formatTimestamp, formatTimestampOrNull, kolkataDate, windowsForNights, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import type { CalendarData } from '../calendar/calendar.sql.js';
-import { appendEvents, type AppendTarget, type EventDraft, type EventTarget } from '../events/events.log.js';
+import { appendEvents, type AppendTarget, type EventDraft, type EventTarget, type EventTransaction } from '../events/events.log.js';
 import type { BookingObject } from './bookings.schemas.js';
 import { selectAliases, type BookingRow } from './bookings.sql.js';
 import type { BookingUnit } from './bookings.tables.js';
@@ -97,7 +97,7 @@ export interface BookingEventOptions {
  * availability.changed for the changed nights, one event per calendar month touched (windowed to
  * those nights, clamped to each receiver's horizon), for every covering integration.
  */
-export function appendBookingEvents(trx: Transaction<DB>, options: BookingEventOptions) {
+export function appendBookingEvents(trx: EventTransaction, options: BookingEventOptions) {
   const { booking } = options;
   const today = kolkataDate(options.clock.now());
   const windows = windowsForNights(options.changedNights);

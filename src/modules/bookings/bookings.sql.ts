@@ -112,7 +112,7 @@ export interface CreateContext {
 /**
  * What a create decides on, in one round trip at the start of its transaction: a duplicate
  * external_booking_id, the covered property named by the reference (both ids given must agree),
- * locked for the calendar (see lockPropertyForBooking) with its status as of the lock, that
+ * locked for the calendar (the lock of calendar.sql's lockPropertyCalendar) with its status as of the lock, that
  * property's units with the integration's aliases, and the integrations its events go to.
  */
 export async function selectCreateContext(
@@ -157,8 +157,15 @@ export async function selectCreateContext(
   };
 }
 
-export function selectProperty(db: Q, propertyId: number) {
-  return db.selectFrom('properties').select(['id', 'status']).where('id', '=', propertyId).executeTakeFirst();
+/** Whether the integration covers the property now. */
+export async function isCovered(db: Q, integrationId: number, propertyId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('coverage')
+    .select('property_id')
+    .where('integration_id', '=', integrationId)
+    .where('property_id', '=', propertyId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The property's external_id for an integration (its coverage mapping), or null. */
@@ -215,19 +222,6 @@ export async function selectPropertyExternalIds(db: Q, integrationId: number, pr
     .where('property_id', 'in', [...new Set(propertyIds)])
     .execute();
   return new Map(rows.map((r) => [r.property_id, r.external_id]));
-}
-
-/**
- * Takes the property's calendar lock for a booking write and reads the property's status under
- * it. The same row lock, in the same mode, as calendar.holds' lockPropertyCalendar (which host
- * calendar edits take), with the status read in the same round trip: a booking's availability
- * check, hold insert and availability.changed payloads happen under it, so concurrent writers of
- * one property's calendar follow one another and every event's payload includes every earlier
- * change. Null when the property does not exist.
- */
-export async function lockPropertyForBooking(trx: Transaction<DB>, propertyId: number): Promise<PropertyRef['status'] | null> {
-  const { rows } = await sql<{ status: PropertyRef['status'] }>`select status from properties where id = ${propertyId} for no key update`.execute(trx);
-  return rows[0]?.status ?? null;
 }
 
 export interface ListFilters {

@@ -4,14 +4,16 @@ import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
 import { loadCalendarData, type CalendarData } from './calendar.sql.js';
 
-export { lockPropertyCalendar } from './calendar.sql.js';
+export { lockPropertyCalendar, lockPropertyStatus } from './calendar.sql.js';
 
 /**
  * Booking holds and the availability rules a booking is checked against (decisions §4).
  *
  * Protocol for the bookings module, inside the booking's transaction:
  *   1. lockPropertyCalendar(trx, propertyId)  — serialises bookers and host edits of the property
- *   2. availabilityForStay(...)               — decide (canBook / pickUnits), or 409 with picture()
+ *      (lockPropertyStatus: the same, reading the property's status)
+ *   2. availabilityForStay(...)               — decide (assign), or 409 with picture(); held()
+ *                                               gives the payloads the calendar with the new holds
  *   3. insertHolds(...)                       — the (unit_id, night) primary key of unit_nights is
  *                                               the database's guarantee of one hold per unit and
  *                                               night; isHoldConflict(error) recognises its violation
@@ -34,10 +36,13 @@ export interface StayAvailability {
   /** Whether all these units can be booked together for every night (free, unblocked, within the cap). */
   canBook(unitIds: number[]): boolean;
   /**
-   * `count` units free for the whole stay, in position order, not among `taken`, such that
-   * `taken` plus them can be booked together; null when there are not enough.
+   * The units of a stay: each entry a named unit (kept as named) or null (picked by the service:
+   * free for the whole stay, the `prefer`red first, then in position order), such that all of them
+   * can be booked together; null when they cannot.
    */
-  pickUnits(count: number, taken?: number[]): number[] | null;
+  assign(requested: Array<number | null>, prefer?: number[]): number[] | null;
+  /** Marks the units held by the booking on every night of the stay in `data` (after the holds are written). */
+  held(unitIds: number[], bookingId: number): void;
   /** The per-night picture for 409 UNAVAILABLE. */
   picture(): AvailabilityPicture;
   /**
@@ -103,11 +108,26 @@ export async function availabilityForStay(
     nights,
     units,
     canBook,
-    pickUnits(count, taken = []) {
-      const candidates = units.map((u) => u.inventoryId).filter((id) => freeAll.has(id) && !taken.includes(id));
-      if (candidates.length < count) return null;
-      const picked = candidates.slice(0, count);
-      return canBook([...taken, ...picked]) ? picked : null;
+    assign(requested, prefer = []) {
+      const named = requested.filter((id): id is number => id !== null);
+      const wanted = requested.length - named.length;
+      let picked: number[] = [];
+      if (wanted > 0) {
+        const free = units.filter((u) => u.unavailable.length === 0 && !named.includes(u.inventoryId)).map((u) => u.inventoryId);
+        const ordered = [...prefer.filter((id) => free.includes(id)), ...free.filter((id) => !prefer.includes(id))];
+        if (ordered.length < wanted) return null;
+        picked = ordered.slice(0, wanted);
+      }
+      if (!canBook([...named, ...picked])) return null;
+      let next = 0;
+      return requested.map((id) => id ?? picked[next++]);
+    },
+    held(unitIds, bookingId) {
+      for (const night of nights) {
+        let held = data.holds.get(night);
+        if (!held) data.holds.set(night, (held = new Map()));
+        for (const unitId of unitIds) held.set(unitId, bookingId);
+      }
     },
     picture: () => pictureOf(data, window, units),
     data,

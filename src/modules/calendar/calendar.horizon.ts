@@ -3,7 +3,7 @@ import type { DailyJob } from '../../background.js';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
-import { announceAppended, appendEvents } from '../events/events.log.js';
+import { appendEvents, withEvents } from '../events/events.log.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
 import { lockPropertyCalendar } from './calendar.sql.js';
 
@@ -56,7 +56,7 @@ export async function rollHorizon(deps: Deps): Promise<{ properties: number; eve
   let events = 0;
   let properties = 0;
   for (const propertyId of [...due].sort((a, b) => a - b)) {
-    const appended = await deps.db.transaction().execute(async (trx) => {
+    const appended = await withEvents(deps, async (trx) => {
       // The property lock serialises two runs of the roll (and calendar writers): the second
       // reads the first one's marks and finds nothing left to send.
       if (!(await lockPropertyCalendar(trx, propertyId))) return undefined;
@@ -86,7 +86,6 @@ export async function rollHorizon(deps: Deps): Promise<{ properties: number; eve
     if (appended && appended.recorded.size > 0) {
       properties += 1;
       for (const n of appended.recorded.values()) events += n;
-      announceAppended(deps.signals, appended);
     }
   }
   return { properties, events };

@@ -13,7 +13,7 @@ import {
   splitByMonth,
   type DateWindow,
 } from '../../lib/time.js';
-import { announceAppended, appendEvents, type AppendResult } from '../events/events.log.js';
+import { appendEvents, withEvents, type AppendResult, type EventTransaction } from '../events/events.log.js';
 import { requireCoveredProperty } from '../properties/properties.resolve.js';
 import {
   buildPayload,
@@ -54,10 +54,9 @@ export interface CalendarEventOptions {
 /**
  * Records the calendar events of a change inside the writer's transaction, for every integration
  * covering the property: one event per type and calendar month touched, windowed to the changed
- * nights in that month and clamped to the receiver's horizon. After commit, the caller wakes
- * delivery with announceAppended.
+ * nights in that month and clamped to the receiver's horizon.
  */
-export async function appendCalendarEvents(trx: Transaction<DB>, options: CalendarEventOptions): Promise<AppendResult> {
+export async function appendCalendarEvents(trx: EventTransaction, options: CalendarEventOptions): Promise<AppendResult> {
   const today = kolkataDate(options.clock.now());
   const pieces =
     options.nights === 'horizon'
@@ -177,12 +176,11 @@ function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, to
  * Runs a host edit: locks the property's calendar (so a concurrent booking cannot decide on the
  * state being replaced), applies the change, records the events, commits, then wakes delivery.
  */
-async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: Transaction<DB>) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
-  const { result, appended } = await deps.db.transaction().execute(async (trx) => {
+async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: EventTransaction) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
+  const { result } = await withEvents(deps, async (trx) => {
     if (!(await lockPropertyCalendar(trx, propertyId))) throw notFound('No such property.');
     return work(trx);
   });
-  announceAppended(deps.signals, appended);
   return result;
 }
 
@@ -458,7 +456,7 @@ export async function setTax(deps: Deps, propertyId: number, body: { gst_applica
   });
 }
 
-function horizonRates(deps: Deps, trx: Transaction<DB>, propertyId: number): Promise<AppendResult> {
+function horizonRates(deps: Deps, trx: EventTransaction, propertyId: number): Promise<AppendResult> {
   return appendCalendarEvents(trx, {
     clock: deps.clock,
     propertyId,

@@ -207,11 +207,6 @@ function unitsQuery(db: Q, propertyId: number, integrationId: number | null) {
     .where('u.is_active', '=', true);
 }
 
-/** Active units of a property in position order, with the integration's aliases. */
-export async function activeUnits(db: Q, propertyId: number, integrationId: number | null): Promise<UnitRow[]> {
-  return sortUnits(await unitsQuery(db, propertyId, integrationId).execute());
-}
-
 /**
  * Serialises calendar writers and booking availability checks of one property: host calendar
  * edits and booking creates/updates take this lock before they read what they decide on. The
@@ -220,6 +215,14 @@ export async function activeUnits(db: Q, propertyId: number, integrationId: numb
  * does not block inserts that merely reference the property.
  */
 export async function lockPropertyCalendar(trx: Transaction<DB>, propertyId: number): Promise<boolean> {
-  const row = await sql<{ id: number }>`select id from properties where id = ${propertyId} for no key update`.execute(trx);
-  return row.rows.length > 0;
+  return (await lockPropertyStatus(trx, propertyId)) !== null;
+}
+
+/**
+ * lockPropertyCalendar, reading the property's status under the lock in the same round trip
+ * (booking writers refuse archived and inactive properties); null when it does not exist.
+ */
+export async function lockPropertyStatus(trx: Transaction<DB>, propertyId: number): Promise<'active' | 'inactive' | 'archived' | null> {
+  const { rows } = await sql<{ status: 'active' | 'inactive' | 'archived' }>`select status from properties where id = ${propertyId} for no key update`.execute(trx);
+  return rows[0]?.status ?? null;
 }

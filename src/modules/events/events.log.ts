@@ -1,9 +1,12 @@
-import type { EventEmitter } from 'node:events';
-import { sql, type RawBuilder, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { sql, type RawBuilder } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
+import { insertEvents, selectAppendTargets, type AppendTarget, type EventRow } from './events.sql.js';
+import { noteAppended, type EventTransaction } from './events.unit.js';
+
+export type { AppendTarget } from './events.sql.js';
+export { withEvents, type EventTransaction } from './events.unit.js';
 
 export const API_VERSION = '2026-09';
 
@@ -55,17 +58,6 @@ export interface AppendOptions {
   targets?: AppendTarget[];
 }
 
-/** A receiving integration as appendEvents reads it. */
-export interface AppendTarget {
-  id: number;
-  slug: string;
-  webhook_event_types: string[];
-  horizon_days: number;
-  /** A webhook URL is set: recorded events may be sent. */
-  has_webhook: boolean;
-  external_id?: string | null;
-}
-
 /**
  * The integrations covering a property as appendEvents reads them, as a JSON array expression
  * to embed in a caller's own statement (saving appendEvents the read): `propertyId` is an SQL
@@ -89,36 +81,19 @@ export interface AppendResult {
   types: Map<string, number>;
 }
 
-/** After the commit: wakes this process's delivery worker for what the append left to send. */
-export function announceAppended(signals: EventEmitter, result: AppendResult | undefined): void {
-  if (result && result.types.size > 0) signals.emit('recorded', result.types);
-  if (result && result.deliverable.length > 0) signals.emit('events', result.deliverable);
-}
-
 /**
  * Records events inside the caller's transaction, for every integration that covers the property
  * (or the one named), skipping disabled integrations. Sequences come from `integrations.last_sequence`
  * bumped under the integration's row lock, so they are gap-free and commit or roll back with the
  * write. Integrations are locked in id order so that concurrent writers cannot deadlock on them.
+ * The transaction is withEvents' (see events.unit.ts), which wakes delivery once it has committed.
+ *
+ * Callers hold the lock that serialises the writers of what the payloads carry (for a property:
+ * its calendar lock, lockPropertyCalendar, or a stronger lock of its row) from before `build`
+ * reads until the commit: the payloads are then never older than their sequences.
  */
-export async function appendEvents(trx: Transaction<DB>, options: AppendOptions): Promise<AppendResult> {
-  let targets = options.targets;
-  if (!targets) {
-    let query = trx
-      .selectFrom('integrations as i')
-      .select(['i.id', 'i.slug', 'i.webhook_event_types', 'i.horizon_days'])
-      .select((eb) => eb('i.webhook_url', 'is not', null).as('has_webhook'))
-      .where('i.status', '!=', 'disabled')
-      .orderBy('i.id');
-    if (options.propertyId !== null) {
-      query = query
-        .innerJoin('coverage as c', (join) => join.onRef('c.integration_id', '=', 'i.id').on('c.property_id', '=', options.propertyId!))
-        .select('c.external_id');
-    }
-    if (options.onlyIntegrationId !== undefined) query = query.where('i.id', '=', options.onlyIntegrationId);
-    targets = (await query.execute()) as AppendTarget[];
-  }
-
+export async function appendEvents(trx: EventTransaction, options: AppendOptions): Promise<AppendResult> {
+  const targets = options.targets ?? (await selectAppendTargets(trx, options.propertyId, options.onlyIntegrationId));
   const recorded = new Map<number, number>();
   const deliverable: number[] = [];
   const types = new Map<string, number>();
@@ -135,10 +110,9 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
     });
     if (drafts.length === 0) continue;
 
-    // One statement per target: the sequence bump (its row lock is held to commit, so no other
-    // writer allocates in between) and the events numbered from it. Each body is the envelope's
-    // JSON cut around its sequence, which only the database knows: head || sequence || tail.
-    const rows = drafts.map((draft) => {
+    // Each body is the envelope's JSON cut around its sequence, which only the database knows:
+    // head || sequence || tail.
+    const rows: EventRow[] = drafts.map((draft) => {
       const id = ulid(now.getTime());
       const window = draft.window ?? null;
       const rest = JSON.stringify({
@@ -160,27 +134,9 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
         status: target.webhook_event_types.includes(draft.type) ? 'pending' : 'skipped',
       };
     });
-    // Rows as VALUES (plain parameters; text arrays would need every body escaped and parsed),
-    // at most 500 a statement to stay under the bind-parameter limit.
     let written = 0;
     for (let i = 0; i < rows.length; i += 500) {
-      const chunk = rows.slice(i, i + 500);
-      const values = sql.join(chunk.map((r, n) => sql`(${sql.lit(n + 1)}::int, ${r.id}::text, ${r.type}::text, ${r.from}::date, ${r.to}::date, ${r.head}::text, ${r.tail}::text, ${r.status}::text)`));
-      const { rows: inserted } = await sql<{ n: number }>`
-        with allocated as (
-          update integrations set last_sequence = last_sequence + ${chunk.length}
-          where id = ${target.id} and status != 'disabled'
-          returning last_sequence - ${chunk.length} as base
-        ), added as (
-          insert into events (integration_id, sequence, id, type, origin, property_id, window_from, window_to, body, created_at, delivery_status)
-          select ${target.id}::int, a.base + r.n, r.id, r.type, ${origin}::text, ${options.propertyId}::int, r.window_from, r.window_to,
-                 r.head || (a.base + r.n)::text || r.tail, ${now}::timestamptz, r.status
-          from allocated a, (values ${values}) as r(n, id, type, window_from, window_to, head, tail, status)
-          returning 1
-        )
-        select count(*)::int as n from added
-      `.execute(trx);
-      written += inserted[0]?.n ?? 0;
+      written += await insertEvents(trx, { integrationId: target.id, origin, propertyId: options.propertyId, createdAt: now }, rows.slice(i, i + 500));
       if (written === 0) break; // disabled after the read above: records nothing
     }
     if (written === 0) continue;
@@ -188,5 +144,6 @@ export async function appendEvents(trx: Transaction<DB>, options: AppendOptions)
     for (const draft of drafts) types.set(draft.type, (types.get(draft.type) ?? 0) + 1);
     if (target.has_webhook && rows.some((r) => r.status === 'pending')) deliverable.push(target.id);
   }
+  noteAppended(trx, deliverable, types);
   return { recorded, deliverable, types };
 }

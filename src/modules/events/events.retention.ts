@@ -73,7 +73,12 @@ async function deleteExpiredEvents(deps: Deps, cutoff: Date, chunk: number): Pro
         ), gone as (
           delete from events
           where integration_id = ${id} and sequence between ${lo} and (select s from upto)
-          returning sequence
+          returning sequence, delivery_status
+        ), counted as (
+          -- pending events leave the webhooks module's undelivered count in the same statement
+          update webhook_delivery_state set undelivered = undelivered - (select count(*) from gone where delivery_status = 'pending')
+          where integration_id = ${id} and exists (select 1 from gone where delivery_status = 'pending')
+          returning 1
         )
         select count(*)::int as deleted, (select s from upto) as last,
           exists (

@@ -5,10 +5,11 @@ import type { Deps } from '../../deps.js';
 import { AppError, FieldErrorCollector } from '../../http/errors.js';
 import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
+import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { FailureGate } from '../../lib/backoff.js';
 import { createClaims, type Claims } from '../webhooks/webhooks.claims.js';
-import { announceAppended, appendEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
+import { appendEvents, withEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
 
 export const SYNC_KINDS = ['availability', 'rates', 'restrictions', 'inventory', 'property'] as const;
 export const SYNC_MAX_PROPERTIES = 500;
@@ -189,35 +190,40 @@ async function syncDrafts(
  * crash neither loses nor repeats a property. Returns false when the job is finished.
  */
 async function syncStep(deps: Deps, jobId: number): Promise<boolean> {
-  const { more, appended } = await deps.db.transaction().execute(async (trx) => {
+  return withEvents(deps, async (trx) => {
     const job = await trx.selectFrom('sync_jobs').selectAll().where('id', '=', jobId).forUpdate().executeTakeFirst();
-    if (!job || job.finished_at) return { more: false, appended: undefined };
+    if (!job || job.finished_at) return false;
     const now = deps.clock.now();
     if (job.next_index >= job.property_ids.length) {
       await trx.updateTable('sync_jobs').set({ finished_at: now, started_at: job.started_at ?? now }).where('id', '=', jobId).execute();
-      return { more: false, appended: undefined };
+      return false;
     }
     const propertyId = job.property_ids[job.next_index];
     const today = kolkataDate(now);
+    // The property's calendar lock, the one every writer of its calendar, units and settings takes,
+    // before anything is read: the state regenerated here and the sequences allocated for it are
+    // then both after every write that committed before, and before every write that follows. Read
+    // without it, a write committing between the read and the allocation would hold a lower
+    // sequence than these older payloads, and a partner applying events in order would keep them.
     // Sync events are the service's own regeneration, not an echo of a partner write, so they carry
     // origin `doorloom` (a receiver that ignores its own echoes must still apply them). A property
-    // no longer covered records nothing (appendEvents joins coverage).
-    const result = await appendEvents(trx, {
-      clock: deps.clock,
-      propertyId,
-      actorIntegrationId: null,
-      onlyIntegrationId: job.integration_id,
-      build: (target) => syncDrafts(trx, propertyId, job.types, target, today, deps.config),
-    });
+    // no longer covered (or gone) records nothing (appendEvents joins coverage).
+    if (await lockPropertyCalendar(trx, propertyId)) {
+      await appendEvents(trx, {
+        clock: deps.clock,
+        propertyId,
+        actorIntegrationId: null,
+        onlyIntegrationId: job.integration_id,
+        build: (target) => syncDrafts(trx, propertyId, job.types, target, today, deps.config),
+      });
+    }
     await trx
       .updateTable('sync_jobs')
       .set({ next_index: job.next_index + 1, started_at: job.started_at ?? now })
       .where('id', '=', jobId)
       .execute();
-    return { more: true, appended: result };
+    return true;
   });
-  announceAppended(deps.signals, appended);
-  return more;
 }
 
 export interface SyncRunner {

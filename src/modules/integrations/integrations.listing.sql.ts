@@ -42,7 +42,11 @@ export interface IntegrationFilters {
 
 /** A page of integrations, by id, with their brand's name and how many properties they cover. */
 export async function selectIntegrationPage(db: Q, filters: IntegrationFilters, options: { limit: number; offset: number }) {
-  let base = db.selectFrom('integrations as i').innerJoin('brands as b', 'b.id', 'i.brand_id');
+  let base = db
+    .selectFrom('integrations as i')
+    .innerJoin('brands as b', 'b.id', 'i.brand_id')
+    // the delivery state is the webhooks module's table
+    .innerJoin('webhook_delivery_state as s', 's.integration_id', 'i.id');
   if (filters.status) base = base.where('i.status', '=', filters.status);
   if (filters.paused !== null) base = base.where('i.status', filters.paused ? '=' : '!=', 'paused');
   if (filters.brandId !== null) base = base.where('i.brand_id', '=', filters.brandId);
@@ -60,12 +64,12 @@ export async function selectIntegrationPage(db: Q, filters: IntegrationFilters, 
         'i.brand_id',
         'b.name as brand_name',
         'i.webhook_url',
-        'i.paused_at',
-        'i.paused_reason',
-        'i.consecutive_failures',
-        'i.last_success_at',
-        'i.last_failure_at',
-        'i.next_attempt_at',
+        's.paused_at',
+        's.paused_reason',
+        's.consecutive_failures',
+        's.last_success_at',
+        's.last_failure_at',
+        's.next_attempt_at',
         'i.last_sequence',
         'i.created_at',
         eb.selectFrom('coverage').select((e) => e.fn.countAll<number>().as('n')).whereRef('integration_id', '=', 'i.id').as('covered'),

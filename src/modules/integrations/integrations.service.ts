@@ -8,6 +8,9 @@ import { sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
 import { webhookUrlProblem } from '../webhooks/webhooks.url.js';
+import { wakeDelivery } from '../events/events.unit.js';
+import { resumeDelivery } from '../webhooks/webhooks.outcomes.js';
+import { insertDeliveryState } from '../webhooks/webhooks.sql.js';
 import { findBrand, findIntegration, loadIntegrationWithFigures, slugExists } from './integrations.sql.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
@@ -48,7 +51,7 @@ export async function setBrandPlan(deps: Deps, brandId: number, active: boolean)
  * processes sharing PostgreSQL (WORKERS above 1, other nodes) write unseen here: with PostgreSQL
  * an entry also expires after VIEW_SHARED_MS. The embedded engine has a single process.
  */
-const VIEW_TABLES = ['integrations', 'brands', 'events', 'coverage'];
+const VIEW_TABLES = ['integrations', 'brands', 'events', 'coverage', 'webhook_delivery_state'];
 const VIEW_SHARED_MS = 1000;
 const VIEW_CACHE_MAX = 10_000;
 type View = ReturnType<typeof buildView>;
@@ -88,7 +91,7 @@ export async function staffIntegrationView(deps: Deps, integrationId: number) {
     ...buildView(row, figures),
     delivery: {
       cursor_sequence: figures.headSequence === null ? row.last_sequence : figures.headSequence - 1,
-      next_attempt_at: formatTimestampOrNull(row.next_attempt_at),
+      next_attempt_at: formatTimestampOrNull(figures.delivery.next_attempt_at),
       attempts: figures.headAttempts,
     },
   };
@@ -111,11 +114,11 @@ function buildView(row: IntegrationRow, figures: Figures) {
       timeout_seconds: row.webhook_timeout_seconds,
       last_sequence: row.last_sequence,
       undelivered_events: figures.undelivered,
-      consecutive_failures: row.consecutive_failures,
-      last_success_at: formatTimestampOrNull(row.last_success_at),
-      last_failure_at: formatTimestampOrNull(row.last_failure_at),
-      paused_at: formatTimestampOrNull(row.paused_at),
-      paused_reason: row.paused_reason,
+      consecutive_failures: figures.delivery.consecutive_failures,
+      last_success_at: formatTimestampOrNull(figures.delivery.last_success_at),
+      last_failure_at: formatTimestampOrNull(figures.delivery.last_failure_at),
+      paused_at: formatTimestampOrNull(figures.delivery.paused_at),
+      paused_reason: figures.delivery.paused_reason,
     },
     horizon_days: row.horizon_days,
     covered_properties: figures.covered,
@@ -170,7 +173,9 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
   const now = deps.clock.now();
   let row;
   try {
-    row = await deps.db
+    // the integration and its delivery state (webhooks module) are made together
+    row = await deps.db.transaction().execute(async (trx) => {
+      const created = await trx
       .insertInto('integrations')
       .values({
         brand_id: input.brand_id,
@@ -187,6 +192,9 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+      await insertDeliveryState(trx, created.id);
+      return created;
+    });
   } catch (error) {
     // two creates racing for the same derived slug
     if ((error as { code?: string }).code === '23505') throw new AppError(409, 'SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
@@ -214,13 +222,15 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
   if (input.webhook?.event_types !== undefined) changes.webhook_event_types = input.webhook.event_types;
   if (input.webhook?.timeout_seconds !== undefined) changes.webhook_timeout_seconds = input.webhook.timeout_seconds;
   if (input.status === 'disabled') changes.status = 'disabled';
-  if (input.status === 'active' && current.status !== 'active') {
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.updateTable('integrations').set(changes as never).where('id', '=', integrationId).execute();
     // Re-enabling (or resuming by status) starts delivery afresh from the queue's head.
-    Object.assign(changes, { status: 'active', paused_at: null, paused_reason: null, consecutive_failures: 0, first_failure_at: null, next_attempt_at: null });
-  }
-  await deps.db.updateTable('integrations').set(changes as never).where('id', '=', integrationId).execute();
-  if (changes.status !== undefined) await forgetIntegration(deps, integrationId);
-  deps.signals.emit('events', [integrationId]);
+    if (input.status === 'active' && current.status !== 'active') {
+      await resumeDelivery(trx, integrationId, { at: now, from: ['paused', 'disabled'] });
+    }
+  });
+  if (input.status !== undefined && input.status !== current.status) await forgetIntegration(deps, integrationId);
+  await wakeDelivery(deps, [integrationId]);
   return staffIntegrationView(deps, integrationId);
 }
 
@@ -260,6 +270,19 @@ export async function rotateWebhookSecret(deps: Deps, integrationId: number) {
   });
   if (!updated) throw notFound('No such integration.');
   return { webhook_secret: secret };
+}
+
+/**
+ * The secrets that sign a delivery to the integration now (see liveWebhookSecrets), for the
+ * webhooks worker; none when the integration is gone.
+ */
+export async function webhookSigningSecrets(deps: Pick<Deps, 'db' | 'secrets' | 'clock'>, integrationId: number): Promise<string[]> {
+  const row = await deps.db
+    .selectFrom('integrations')
+    .select(['webhook_secret_enc', 'webhook_secret_prev_enc', 'webhook_secret_prev_expires_at'])
+    .where('id', '=', integrationId)
+    .executeTakeFirst();
+  return row ? liveWebhookSecrets(deps, row) : [];
 }
 
 /** The secrets that sign a delivery now: the current one first, then the previous one while it lasts. */

@@ -1,6 +1,6 @@
 import type { DailyJob } from '../../background.js';
 import type { Deps } from '../../deps.js';
-import { announceAppended, appendEvents } from '../events/events.log.js';
+import { appendEvents, withEvents } from '../events/events.log.js';
 import { propertyEventDraft } from './properties.payloads.js';
 
 const INACTIVE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
@@ -36,7 +36,7 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
   let reactivated = 0;
   for (const { id } of candidates) {
     // One transaction per property: the flip and its events commit together.
-    const appended = await deps.db.transaction().execute(async (trx) => {
+    await withEvents(deps, async (trx) => {
       const flipped = await trx
         .updateTable('properties')
         .set({ status: 'active', updated_at: now })
@@ -44,16 +44,15 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
         .where('status', '=', 'inactive')
         .returning('id')
         .executeTakeFirst();
-      if (!flipped) return null; // another process got there first
+      if (!flipped) return; // another process got there first
       reactivated += 1;
-      return appendEvents(trx, {
+      await appendEvents(trx, {
         clock: deps.clock,
         propertyId: id,
         actorIntegrationId: null,
         build: async (target) => [await propertyEventDraft(trx, id, target)],
       });
     });
-    announceAppended(deps.signals, appended ?? undefined);
   }
   return { deactivated: deactivated.length, reactivated };
 }

@@ -4,7 +4,8 @@ import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
-import { announceAppended, appendEvents, type EventDraft } from '../events/events.log.js';
+import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
+import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
 import { createColumns, updateColumns } from './properties.input.js';
 import {
   initialEventDrafts,
@@ -73,12 +74,12 @@ const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | nul
  * writer wins the race in between, the unique index refuses our insert, and one re-run lets the
  * pre-checks answer with the proper 409 or 422 instead of a 500.
  */
-async function writeTransaction<T>(deps: Deps, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+async function writeTransaction<T>(deps: Deps, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
   try {
-    return await deps.db.transaction().execute(work);
+    return await withEvents(deps, work);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return deps.db.transaction().execute(work);
+    return withEvents(deps, work);
   }
 }
 
@@ -121,7 +122,7 @@ async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInpu
   // Omitted: one default unit named after the property (decisions §5).
   const unitInputs: CreateUnitEntry[] = input.units ?? [{ name: input.name }];
 
-  const { block, appended } = await writeTransaction(deps, async (trx) => {
+  const { block } = await writeTransaction(deps, async (trx) => {
     if (externalId !== null) {
       const holder = await selectCoverageByExternalId(trx, actor.integrationId, externalId);
       if (holder) throw externalIdExists(externalId, holder.property_id);
@@ -154,7 +155,6 @@ async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInpu
     });
     return { block: propertyBlock(state), appended };
   });
-  announceAppended(deps.signals, appended);
   return block;
 }
 
@@ -186,7 +186,7 @@ export async function updateProperty(deps: Deps, actor: Actor, ref: string, body
 async function updateChecked(deps: Deps, actor: Actor, locate: Locate, input: UpdatePropertyInput, remap: boolean): Promise<PropertyBlockView> {
   const now = deps.clock.now();
   const today = kolkataDate(now);
-  const { block, appended } = await writeTransaction(deps, async (trx) => {
+  const { block } = await writeTransaction(deps, async (trx) => {
     const covered = await locate(trx);
     if (!covered) throw notFound('No such property.');
     if (covered.status === 'archived') throw archivedError();
@@ -228,7 +228,6 @@ async function updateChecked(deps: Deps, actor: Actor, locate: Locate, input: Up
     const after = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
     return { block: propertyBlock(after!), appended };
   });
-  announceAppended(deps.signals, appended);
   return block;
 }
 
@@ -404,7 +403,7 @@ export async function hostCreateProperty(deps: Deps, brandId: number, input: Cre
 /** Records `build`'s events for every integration covering the property (a host change: origin doorloom). */
 async function recordHostChange(
   deps: Deps,
-  trx: Transaction<DB>,
+  trx: EventTransaction,
   propertyId: number,
   build: (target: Parameters<typeof initialEventDrafts>[2]) => Promise<EventDraft[]>,
 ) {
@@ -418,7 +417,7 @@ async function recordHostChange(
 export async function hostUpdateProperty(deps: Deps, propertyId: number, input: HostUpdatePropertyInput) {
   const now = deps.clock.now();
   const today = kolkataDate(now);
-  const appended = await deps.db.transaction().execute(async (trx) => {
+  await withEvents(deps, async (trx) => {
     const row = await trx.selectFrom('properties').selectAll().where('id', '=', propertyId).forUpdate().executeTakeFirst();
     if (!row) throw notFound('No such property.');
     const { units: _ignored, external_id: _mapping, ...groups } = input as UpdatePropertyInput;
@@ -429,7 +428,6 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
       changeDrafts(trx, propertyId, target, today, { inventory: false, retired: [], availability: false, rates: pricesChanged }),
     );
   });
-  announceAppended(deps.signals, appended);
   return staffPropertyView(deps, propertyId);
 }
 
@@ -440,14 +438,13 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
  */
 export async function archiveProperty(deps: Deps, propertyId: number) {
   const now = deps.clock.now();
-  const appended = await deps.db.transaction().execute(async (trx) => {
+  await withEvents(deps, async (trx) => {
     const row = await trx.selectFrom('properties').select(['id', 'status']).where('id', '=', propertyId).forUpdate().executeTakeFirst();
     if (!row) throw notFound('No such property.');
     if (row.status === 'archived') return undefined;
     await trx.updateTable('properties').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', propertyId).execute();
     return recordHostChange(deps, trx, propertyId, async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)]);
   });
-  announceAppended(deps.signals, appended);
   return staffPropertyView(deps, propertyId);
 }
 
@@ -460,9 +457,12 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
   const externalId = body.external_id;
   const now = deps.clock.now();
   const today = kolkataDate(now);
-  const { created, appended } = await writeTransaction(deps, async (trx) => {
+  const { created } = await writeTransaction(deps, async (trx) => {
     const integration = await selectIntegrationBrand(trx, integrationId);
     if (!integration) throw notFound('No such integration.');
+    // The calendar lock before the state is read: the initial state recorded here is then newer
+    // than every write with a lower sequence (writers of the property take the same lock).
+    if (!(await lockPropertyCalendar(trx, propertyId))) throw notFound('No such property.');
     const property = await selectProperty(trx, propertyId);
     if (!property) throw notFound('No such property.');
     if (property.brand_id !== integration.brand_id) {
@@ -503,7 +503,6 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
     });
     return { created: true, appended };
   });
-  announceAppended(deps.signals, appended);
   const coverage = await selectCoverage(deps.db, integrationId, propertyId);
   return { created, data: { integration_id: integrationId, property_id: propertyId, external_id: coverage?.external_id ?? null, coverage: 'active' } };
 }

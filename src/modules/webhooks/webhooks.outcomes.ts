@@ -1,7 +1,9 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason } from './webhooks.policy.js';
 import type { SendResult } from './webhooks.send.js';
-import { insertAttempts, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
+import { countFailedPing, insertAttempts, lockFailureCounters, setIntegrationStatus, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
 
 /** One attempt as the attempt log keeps it. */
 export interface Attempt {
@@ -152,18 +154,22 @@ export class OutcomeBuffer {
   }
 }
 
+/** Who an outcome is about, for the operator's log. */
+export interface Subject {
+  integrationId: number;
+  slug: string;
+}
+
 /**
  * A failed attempt on the head event: counts it, logs it, and moves the integration along the
- * ladder or pauses it (decisions §7). Returns what was decided.
+ * ladder or pauses it (decisions §7). Returns what was decided. Logged at warn (issue: operators
+ * see every failed attempt, pause and resumption).
  */
-export async function recordEventFailure(deps: Deps, integrationId: number, worker: string, sequence: number, attempt: Attempt): Promise<FailureOutcome> {
-  return deps.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('integrations')
-      .select(['status', 'consecutive_failures', 'first_failure_at', 'last_success_at'])
-      .where('id', '=', integrationId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+export async function recordEventFailure(deps: Deps, subject: Subject, worker: string, sequence: number, attempt: Attempt): Promise<FailureOutcome> {
+  const { integrationId } = subject;
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    const { status } = await trx.selectFrom('integrations').select('status').where('id', '=', integrationId).forUpdate().executeTakeFirstOrThrow();
+    const row = await lockFailureCounters(trx, integrationId);
     const event = await trx
       .updateTable('events')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
@@ -174,77 +180,97 @@ export async function recordEventFailure(deps: Deps, integrationId: number, work
     const now = deps.clock.nowMs();
     const failures = row.consecutive_failures + 1;
     const firstFailureAt = row.first_failure_at?.getTime() ?? now;
-    const outcome = afterFailure(
+    const decided = afterFailure(
       // while an event is pending every attempt it had failed, so its attempts are its failures
       { failures, eventFailures: event?.attempts ?? attempt.attempt ?? 1, firstFailureAt, lastSuccessAt: row.last_success_at?.getTime() ?? null },
       now,
     );
-    const pause = outcome.pause !== null && row.status === 'active';
-    await trx
-      .updateTable('integrations')
-      .set({
-        consecutive_failures: failures,
-        first_failure_at: new Date(firstFailureAt),
-        last_failure_at: new Date(now),
-        next_attempt_at: new Date(outcome.nextAttemptAt),
-        ...(pause ? { status: 'paused' as const, paused_at: new Date(now), paused_reason: outcome.pause } : {}),
-      })
-      .where('id', '=', integrationId)
-      .execute();
+    const pause = decided.pause !== null && status === 'active';
+    if (pause) await setIntegrationStatus(trx, integrationId, 'paused', ['active'], new Date(now));
+    await updateDeliveryState(trx, integrationId, {
+      consecutive_failures: failures,
+      first_failure_at: new Date(firstFailureAt),
+      last_failure_at: new Date(now),
+      next_attempt_at: new Date(decided.nextAttemptAt),
+      ...(pause ? { paused_at: new Date(now), paused_reason: decided.pause } : {}),
+    });
     await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
-    return outcome;
+    return { ...decided, paused: pause, failures };
   });
+  deps.log.warn(
+    {
+      integrationId,
+      slug: subject.slug,
+      sequence,
+      attempt: attempt.attempt,
+      status: attempt.result.status,
+      error: attempt.result.error,
+      consecutiveFailures: outcome.failures,
+      nextAttemptAt: new Date(outcome.nextAttemptAt).toISOString(),
+    },
+    'webhook delivery failed',
+  );
+  if (outcome.paused) deps.log.warn({ integrationId, slug: subject.slug, reason: outcome.pause }, 'webhook delivery paused');
+  return outcome;
 }
 
 /** Pauses an active integration now; its first ping is due in 15 minutes. */
-export async function pauseIntegration(deps: Deps, integrationId: number, reason: PauseReason): Promise<void> {
+export async function pauseIntegration(deps: Deps, subject: Subject, reason: PauseReason): Promise<void> {
   const now = deps.clock.nowMs();
-  await deps.db
-    .updateTable('integrations')
-    .set({ status: 'paused', paused_at: new Date(now), paused_reason: reason, next_attempt_at: new Date(now + PING_INTERVAL_MS) })
-    .where('id', '=', integrationId)
-    .where('status', '=', 'active')
-    .execute();
+  const paused = await deps.db.transaction().execute(async (trx) => {
+    if (!(await setIntegrationStatus(trx, subject.integrationId, 'paused', ['active'], new Date(now)))) return false;
+    await updateDeliveryState(trx, subject.integrationId, { paused_at: new Date(now), paused_reason: reason, next_attempt_at: new Date(now + PING_INTERVAL_MS) });
+    return true;
+  });
+  if (paused) deps.log.warn({ integrationId: subject.integrationId, slug: subject.slug, reason }, 'webhook delivery paused');
 }
 
 /**
- * The outcome of a ping to a paused integration. A 2xx resumes it: status active, failures reset,
- * nothing scheduled, so the blocked event goes at once with a fresh ladder. Returns whether it resumed.
+ * Delivery resumes: status active, the pause and the failure counters cleared, nothing scheduled,
+ * so the blocked event goes at once with a fresh ladder. The one way back from a pause or a
+ * back-off: a successful ping (`from: ['paused']`, recording the success), staff resume
+ * (`['active', 'paused']`) and staff re-enabling (`['active', 'paused', 'disabled']`). Returns
+ * whether the integration was in one of `from`; the caller's transaction, or one of its own.
  */
-export async function recordPing(deps: Deps, integrationId: number, worker: string, attempt: Attempt): Promise<boolean> {
-  return deps.db.transaction().execute(async (trx) => {
+export async function resumeDelivery(
+  db: Deps['db'] | Transaction<DB>,
+  integrationId: number,
+  options: { at: Date; from: Array<'active' | 'paused' | 'disabled'>; succeededAt?: Date },
+): Promise<boolean> {
+  const run = async (trx: Transaction<DB>) => {
+    if (!(await setIntegrationStatus(trx, integrationId, 'active', options.from, options.at))) return false;
+    await updateDeliveryState(trx, integrationId, {
+      paused_at: null,
+      paused_reason: null,
+      consecutive_failures: 0,
+      first_failure_at: null,
+      next_attempt_at: null,
+      ...(options.succeededAt ? { last_success_at: options.succeededAt } : {}),
+    });
+    return true;
+  };
+  return db.isTransaction ? run(db as Transaction<DB>) : db.transaction().execute(run);
+}
+
+/**
+ * The outcome of a ping to a paused integration. A 2xx resumes it (resumeDelivery). Returns
+ * whether it resumed.
+ */
+export async function recordPing(deps: Deps, subject: Subject, worker: string, attempt: Attempt): Promise<boolean> {
+  const { integrationId } = subject;
+  const resumed = await deps.db.transaction().execute(async (trx) => {
     const now = deps.clock.nowMs();
     let resumed = false;
     if (attempt.result.ok) {
-      const row = await trx
-        .updateTable('integrations')
-        .set({
-          status: 'active',
-          paused_at: null,
-          paused_reason: null,
-          consecutive_failures: 0,
-          first_failure_at: null,
-          next_attempt_at: null,
-          last_success_at: new Date(now),
-        })
-        .where('id', '=', integrationId)
-        .where('status', '=', 'paused')
-        .returning('id')
-        .executeTakeFirst();
-      resumed = row !== undefined;
+      resumed = await resumeDelivery(trx, integrationId, { at: new Date(now), from: ['paused'], succeededAt: new Date(now) });
     } else {
-      await trx
-        .updateTable('integrations')
-        .set((eb) => ({
-          consecutive_failures: eb('consecutive_failures', '+', 1),
-          last_failure_at: new Date(now),
-          next_attempt_at: new Date(now + PING_INTERVAL_MS),
-        }))
-        .where('id', '=', integrationId)
-        .where('status', '=', 'paused')
-        .execute();
+      const { status } = await trx.selectFrom('integrations').select('status').where('id', '=', integrationId).executeTakeFirstOrThrow();
+      if (status === 'paused') await countFailedPing(trx, integrationId, new Date(now), new Date(now + PING_INTERVAL_MS));
     }
     await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
     return resumed;
   });
+  if (resumed) deps.log.warn({ integrationId, slug: subject.slug }, 'webhook delivery resumed: the ping succeeded');
+  else deps.log.warn({ integrationId, slug: subject.slug, status: attempt.result.status, error: attempt.result.error }, 'webhook ping failed; delivery stays paused');
+  return resumed;
 }

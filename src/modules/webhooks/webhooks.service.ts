@@ -3,7 +3,9 @@ import { AppError, notFound } from '../../http/errors.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { staffIntegrationView } from '../integrations/integrations.service.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
+import { resumeDelivery } from './webhooks.outcomes.js';
 import { attemptLog } from './webhooks.sql.js';
+import { wakeDelivery } from '../events/events.unit.js';
 
 /**
  * Staff resume (decisions §9): a paused integration becomes active with its failures reset, and the
@@ -16,13 +18,10 @@ export async function resumeWebhook(deps: Deps, integrationId: number) {
   if (current.status === 'disabled') {
     throw new AppError(409, 'INTEGRATION_DISABLED', 'The integration is disabled; re-enable it with PATCH status "active".');
   }
-  await deps.db
-    .updateTable('integrations')
-    .set({ status: 'active', paused_at: null, paused_reason: null, consecutive_failures: 0, first_failure_at: null, next_attempt_at: null, updated_at: deps.clock.now() })
-    .where('id', '=', integrationId)
-    .where('status', '!=', 'disabled')
-    .execute();
-  deps.signals.emit('events', [integrationId]);
+  if (await resumeDelivery(deps.db, integrationId, { at: deps.clock.now(), from: ['active', 'paused'] })) {
+    deps.log.warn({ integrationId, slug: current.slug, wasPaused: current.status === 'paused' }, 'webhook delivery resumed by staff');
+  }
+  await wakeDelivery(deps, [integrationId]);
   return staffIntegrationView(deps, integrationId);
 }
 

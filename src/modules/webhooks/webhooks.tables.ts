@@ -18,7 +18,27 @@ export interface DeliveryAttemptsTable {
   worker: string;
 }
 
+/**
+ * An integration's delivery state (migration 2026_11_24_0301_webhook_delivery_state); its
+ * configuration and status stay on `integrations`. One row per integration, made with it.
+ */
+export interface WebhookDeliveryStateTable {
+  integration_id: number;
+  /** The highest sequence that left pending (delivered or skipped). */
+  cursor: Generated<number>;
+  consecutive_failures: Generated<number>;
+  first_failure_at: Timestamp | null;
+  last_failure_at: Timestamp | null;
+  last_success_at: Timestamp | null;
+  paused_at: Timestamp | null;
+  paused_reason: string | null;
+  next_attempt_at: Timestamp | null;
+  /** The integration's pending events, counted in the transactions that add or settle them. */
+  undelivered: Generated<number>;
+}
+
 /** Tables owned by the webhooks module. */
 export interface WebhookTables {
   delivery_attempts: DeliveryAttemptsTable;
+  webhook_delivery_state: WebhookDeliveryStateTable;
 }

@@ -4,7 +4,7 @@ import { FailureGate } from '../../lib/backoff.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { API_VERSION } from '../events/events.log.js';
-import { liveWebhookSecrets } from '../integrations/integrations.service.js';
+import { webhookSigningSecrets } from '../integrations/integrations.service.js';
 import { createClaims, type Claims } from './webhooks.claims.js';
 import { OutcomeBuffer, pauseIntegration, recordEventFailure, recordPing, type Attempt } from './webhooks.outcomes.js';
 import { pauseBeforeRetry } from './webhooks.policy.js';
@@ -30,6 +30,11 @@ export interface DeliveryWorkerOptions {
 export interface DeliveryWorker {
   /** Wakes delivery for these integrations, or scans for every due one. */
   kick(integrationIds?: number[]): void;
+  /**
+   * How often the safety-net scan runs from now on: slow while cross-process wake-ups arrive
+   * (LISTEN up), fast while they may be lost.
+   */
+  setScanInterval(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -67,8 +72,9 @@ interface Target {
  * the pending events strictly in sequence order, the next only after a 2xx, and ends when the
  * queue is empty, the integration is waiting on its retry ladder or paused (then it pings when due).
  *
- * It wakes on `events` (integration ids, after a commit that recorded events), on `clock` (the test
- * clock moved) and on a one-second scan, so every timer it honours is read from the service clock.
+ * It wakes on `events` (integration ids, after a commit that recorded events, see withEvents), on
+ * `clock` (the test clock moved), on other processes' notifications (see listenForEvents), and on a
+ * safety-net scan, so every timer it honours is read from the service clock.
  */
 export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions = {}): DeliveryWorker {
   const claims = options.claims ?? createClaims(deps);
@@ -153,7 +159,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     }
   }
 
-  function targetOf(state: DeliveryState): Target {
+  async function targetOf(state: DeliveryState): Promise<Target> {
     let url: URL | null = null;
     let urlProblem: string | null = null;
     try {
@@ -164,7 +170,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     return {
       url,
       urlProblem,
-      keys: liveWebhookSecrets(deps, state).map(signingKey),
+      keys: (await webhookSigningSecrets(deps, state.id)).map(signingKey),
       types: new Set(state.webhook_event_types),
       timeoutMs: state.webhook_timeout_seconds * 1000,
       slug: state.slug,
@@ -200,9 +206,9 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
       window: null,
       data: {},
     });
-    const result = await send(targetOf(state), id, body, run);
+    const result = await send(await targetOf(state), id, body, run);
     if (run.aborted) return false;
-    return recordPing(deps, state.id, WORKER_NAME, { eventId: id, eventType: 'ping', sequence: null, attempt: null, at, result });
+    return recordPing(deps, { integrationId: state.id, slug: state.slug }, WORKER_NAME, { eventId: id, eventType: 'ping', sequence: null, attempt: null, at, result });
   }
 
   async function deliver(id: number, run: Run): Promise<RunEnd> {
@@ -238,7 +244,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
             now,
           )
         ) {
-          await pauseIntegration(deps, id, 'delivery_failures');
+          await pauseIntegration(deps, { integrationId: id, slug: state.slug }, 'delivery_failures');
           return 'waiting';
         }
 
@@ -258,7 +264,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
           next.catch(() => {}); // awaited below, or dropped after a failure
         }
 
-        const target = targetOf(state);
+        const target = await targetOf(state);
         let failed = false;
         for (const event of batch) {
           if (!live()) return 'stopped';
@@ -279,7 +285,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
             continue;
           }
           await out.drain();
-          await recordEventFailure(deps, id, WORKER_NAME, event.sequence, attempt);
+          await recordEventFailure(deps, { integrationId: id, slug: state.slug }, WORKER_NAME, event.sequence, attempt);
           out.failed();
           failed = true;
           break;
@@ -312,7 +318,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   const stopLost = claims.onLost(() => {
     for (const run of runs.values()) abortRun(run);
   });
-  const timer = setInterval(() => void scan(), pollMs);
+  let timer = setInterval(() => void scan(), pollMs);
   timer.unref();
   setImmediate(() => void scan());
 
@@ -320,6 +326,12 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     kick(ids) {
       if (ids) for (const id of ids) kickOne(id);
       else void scan();
+    },
+    setScanInterval(ms) {
+      if (stopping) return;
+      clearInterval(timer);
+      timer = setInterval(() => void scan(), ms);
+      timer.unref();
     },
     async stop() {
       if (stopping) return;

@@ -1,0 +1,170 @@
+/** What the booking flows (create, update and cancel, reads) share: refusals, units, views, the 409 picture. */
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { availabilityForStay, isHoldConflict, type StayAvailability } from '../calendar/calendar.holds.js';
+import { type StayRules } from './bookings.input.js';
+import { bookingUnits, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
+import type { UnitEntryInput } from './bookings.schemas.js';
+import { isHost, selectAliases, selectPropertyExternalId, type BookingRow, type PropertyRef, type PropertyUnit, type Viewer } from './bookings.sql.js';
+import type { BookingUnit, MealPlan } from './bookings.tables.js';
+
+export const rulesOf = (deps: Deps): StayRules => ({ maxStayNights: deps.config.maxStayNights });
+
+export const isUniqueViolation = (error: unknown, constraint: string) => {
+  const e = error as { code?: string; constraint?: string; message?: string } | null;
+  return e?.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
+};
+
+// ---------------------------------------------------------------------------------------------
+// Refusals
+
+export const propertyArchived = () =>
+  new AppError(422, 'PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
+export const propertyInactive = () =>
+  new AppError(422, 'PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
+
+export function refuseUnbookable(status: PropertyRef['status']): void {
+  if (status === 'archived') throw propertyArchived();
+  if (status === 'inactive') throw propertyInactive();
+}
+
+export function unavailable(stay: StayAvailability): AppError {
+  return new AppError(409, 'UNAVAILABLE', 'Nothing is free for the whole stay.', { availability: stay.picture() });
+}
+
+export const bookingNotFound = () => notFound('No such booking.');
+
+// ---------------------------------------------------------------------------------------------
+// Units
+
+/** A requested unit entry after resolution: a unit id, or null for "the service picks one". */
+export interface RequestedUnit {
+  unitId: number | null;
+  adults: number;
+  children: number;
+  meal_plan: MealPlan;
+}
+
+/**
+ * Resolves unit entries against the property's units (decisions §4): an alias unknown to the
+ * integration (or of another property's unit) → 422 on units.N.external_unit_id; an inventory_id
+ * of another property → units.N.inventory_id; the same unit twice → units.N; a unit off sale →
+ * 422 UNIT_INACTIVE with errors["units.N"] = { inventory_id, is_active: false }.
+ */
+export function resolveUnits(entries: UnitEntryInput[], units: PropertyUnit[]): RequestedUnit[] {
+  const byAlias = new Map(units.filter((u) => u.alias !== null).map((u) => [u.alias!, u]));
+  const byId = new Map(units.map((u) => [u.id, u]));
+  const errors: FieldErrors = {};
+  const add = (key: string, message: string) => (errors[key] ??= []).push(message);
+  const seen = new Map<number, number>();
+  const resolved = entries.map((entry, i): PropertyUnit | null => {
+    let unit: PropertyUnit | null = null;
+    if (entry.external_unit_id !== undefined) {
+      unit = byAlias.get(entry.external_unit_id) ?? null;
+      if (!unit) add(`units.${i}.external_unit_id`, 'is not a unit of this property');
+    }
+    if (entry.inventory_id !== undefined) {
+      const other = byId.get(entry.inventory_id) ?? null;
+      if (!other) add(`units.${i}.inventory_id`, 'is not a unit of this property');
+      else if (unit && unit.id !== other.id) add(`units.${i}`, 'external_unit_id and inventory_id name different units');
+      unit ??= other;
+    }
+    if (unit) {
+      const first = seen.get(unit.id);
+      if (first !== undefined) add(`units.${i}`, `names the same unit as units.${first}`);
+      else seen.set(unit.id, i);
+    }
+    return unit;
+  });
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+
+  const inactive: Record<string, unknown> = {};
+  resolved.forEach((unit, i) => {
+    if (unit && !unit.isActive) inactive[`units.${i}`] = { inventory_id: unit.id, is_active: false };
+  });
+  if (Object.keys(inactive).length > 0) {
+    throw new AppError(422, 'UNIT_INACTIVE', 'A unit of this booking is off sale and cannot be booked.', inactive);
+  }
+  return entries.map((entry, i) => ({
+    unitId: resolved[i]?.id ?? null,
+    adults: entry.adults ?? 1,
+    children: entry.children ?? 0,
+    meal_plan: entry.meal_plan ?? 'EP',
+  }));
+}
+
+/** The units of the stay for `requested` (see StayAvailability.assign), or null when they cannot be held. */
+export function assignUnits(stay: StayAvailability, requested: RequestedUnit[], prefer: number[] = []): number[] | null {
+  return stay.assign(
+    requested.map((r) => r.unitId),
+    prefer,
+  );
+}
+
+export function storedUnits(requested: RequestedUnit[], unitIds: number[]): BookingUnit[] {
+  return requested.map((r, i) => ({ unit_id: unitIds[i], adults: r.adults, children: r.children, meal_plan: r.meal_plan }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+/** The viewer's ids for one booking. */
+export async function idsFor(db: Deps['db'] | Transaction<DB>, viewer: Viewer, row: BookingRow): Promise<ViewIds> {
+  if (isHost(viewer)) return NO_IDS;
+  const [propertyExternalId, aliases] = await Promise.all([
+    selectPropertyExternalId(db, viewer.integrationId, row.property_id),
+    selectAliases(
+      db,
+      viewer.integrationId,
+      bookingUnits(row).map((u) => u.unit_id),
+    ),
+  ]);
+  return { propertyExternalId, aliases };
+}
+
+export async function viewOf(deps: Deps, viewer: Viewer, row: BookingRow): Promise<BookingView> {
+  return bookingView(row, await idsFor(deps.db, viewer, row));
+}
+
+export interface StayRequest {
+  propertyId: number;
+  checkIn: string;
+  checkOut: string;
+  channel: string;
+  integrationId: number | null;
+  excludeBookingId?: number;
+}
+
+/**
+ * A lost race on a (unit, night) hold: another booking took it between our check and our insert
+ * (only a writer that skipped the calendar lock could do that). Answers 409 with the picture as
+ * it is now, read afresh since the failed transaction is gone.
+ */
+export async function unavailableNow(deps: Deps, request: StayRequest): Promise<AppError> {
+  const stay = await deps.db.transaction().execute((trx) =>
+    availabilityForStay(trx, request.propertyId, request.checkIn, request.checkOut, {
+      channel: request.channel,
+      integrationId: request.integrationId,
+      excludeBookingId: request.excludeBookingId,
+    }),
+  );
+  return unavailable(stay);
+}
+
+/**
+ * Runs a booking write again when it lost a (unit, night) race and some of its units were picked
+ * by the service: the next attempt sees the winner's holds and picks around them. Named units
+ * are not re-chosen, so their conflict is final (409).
+ */
+export async function retryPicks<T>(picks: () => boolean, write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!picks() || attempt >= 3 || !isHoldConflict(error)) throw error;
+    }
+  }
+}
+

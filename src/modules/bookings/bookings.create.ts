@@ -1,0 +1,225 @@
+/** Booking creates: the partner's POST /bookings and the host's staff create. */
+import type { Deps } from '../../deps.js';
+import { notFound, validationFailed } from '../../http/errors.js';
+import { kolkataDate } from '../../lib/time.js';
+import { availabilityForStay, isHoldConflict, lockPropertyStatus } from '../calendar/calendar.holds.js';
+import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
+import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
+import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
+import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
+import { insertBookingWithHolds, nextBookingId, selectCreateContext, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { isUniqueViolation, refuseUnbookable, unavailable, type RequestedUnit, resolveUnits, assignUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+export interface CreateResult {
+  status: 200 | 201;
+  booking: BookingView;
+}
+
+async function duplicateOf(deps: Deps, integrationId: number, row: BookingRow): Promise<CreateResult> {
+  return { status: 200, booking: await viewOf(deps, { integrationId }, row) };
+}
+
+interface StayInput {
+  externalBookingId: string;
+  checkIn: string;
+  checkOut: string;
+  status: 'pending' | 'confirmed';
+  guest: { name: string; phone_code?: string | null; mobile?: string | null };
+  total: number;
+  notes?: string | null;
+  channel: string;
+  reference?: string | null;
+  reason?: string | null;
+  refundNote?: string | null;
+}
+
+/**
+ * The write of a new booking inside the caller's transaction, which holds the property's calendar
+ * lock and has refused an unbookable property: the availability decision, the booking, its holds
+ * and its events.
+ */
+async function writeNewBooking(
+  deps: Deps,
+  trx: EventTransaction,
+  write: {
+    actorIntegrationId: number | null;
+    propertyId: number;
+    requested: RequestedUnit[];
+    input: StayInput;
+    ids: ViewIds;
+    hostId: boolean;
+    targets?: AppendTarget[];
+  },
+): Promise<{ row: BookingRow; appended: AppendResult }> {
+  const { actorIntegrationId, propertyId, input } = write;
+  const now = deps.clock.now();
+  const stay = await availabilityForStay(trx, propertyId, input.checkIn, input.checkOut, {
+    channel: input.channel,
+    integrationId: actorIntegrationId,
+  });
+  const unitIds = assignUnits(stay, write.requested);
+  if (!unitIds) throw unavailable(stay);
+  const id = write.hostId ? await nextBookingId(trx) : undefined;
+  const row = await insertBookingWithHolds(
+    trx,
+    {
+      ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
+      integration_id: actorIntegrationId,
+      property_id: propertyId,
+      status: input.status,
+      check_in: input.checkIn,
+      check_out: input.checkOut,
+      units: JSON.stringify(storedUnits(write.requested, unitIds)),
+      guest_name: input.guest.name,
+      guest_phone_code: input.guest.phone_code ?? null,
+      guest_mobile: input.guest.mobile ?? null,
+      total: input.total,
+      currency: 'INR',
+      notes: input.notes ?? null,
+      source_channel: input.channel,
+      source_reference: input.reference ?? null,
+      reason: input.reason ?? null,
+      refund_note: input.refundNote ?? null,
+      cancelled_at: null,
+      created_at: now,
+      updated_at: now,
+    },
+    unitIds,
+  );
+  // The decision's calendar plus these holds is the state the events must carry.
+  stay.held(unitIds, row.id);
+  const appended = await appendBookingEvents(trx, {
+    clock: deps.clock,
+    booking: row,
+    actorIntegrationId,
+    actorIds: write.ids,
+    changedNights: stay.nights,
+    actorCalendar: { data: stay.data, span: stay.window },
+    targets: write.targets,
+  });
+  return { row, appended };
+}
+
+/**
+ * POST /bookings (decisions §4). Order of answers: the body (422), a duplicate external_booking_id
+ * (200 with the booking as it is now), check_in before today (422), the property (422
+ * PROPERTY_NOT_MAPPED / PROPERTY_ARCHIVED / PROPERTY_INACTIVE), the units (422, UNIT_INACTIVE),
+ * then availability (409 UNAVAILABLE) and 201.
+ */
+export async function createBooking(deps: Deps, integrationId: number, body: CreateBookingInput): Promise<CreateResult> {
+  const input = checkPropertyRef(body);
+  const stay: StayInput = {
+    externalBookingId: input.external_booking_id,
+    checkIn: input.check_in,
+    checkOut: input.check_out,
+    status: input.status ?? 'confirmed',
+    guest: input.guest,
+    total: input.pricing.total,
+    notes: input.notes,
+    channel: input.source.channel,
+    reference: input.source.reference,
+    reason: input.reason,
+    refundNote: input.refund_note,
+  };
+  let picks = false;
+  let propertyId: number | null = null;
+  // One transaction from the first read: the context read takes the property's calendar lock.
+  const attempt = () =>
+    withEvents(deps, async (trx) => {
+      const context = await selectCreateContext(trx, integrationId, input.external_booking_id, input.property);
+      if (context.existingId !== null) {
+        const existing: BookingRow | undefined = await selectVisibleBooking(trx, { integrationId }, { id: context.existingId });
+        if (existing !== undefined) return { duplicate: existing };
+      }
+      notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
+      const { property, units } = context;
+      if (!property) throw propertyNotMapped('No property this integration covers matches the reference.');
+      refuseUnbookable(property.status);
+      propertyId = property.id;
+      const requested = resolveUnits(input.units, units);
+      picks = requested.some((r) => r.unitId === null);
+      const ids: ViewIds = {
+        propertyExternalId: property.externalId,
+        aliases: new Map(units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
+      };
+      const written = await writeNewBooking(deps, trx, { actorIntegrationId: integrationId, propertyId: property.id, requested, input: stay, ids, hostId: false, targets: context.targets });
+      return { ...written, ids };
+    });
+  try {
+    const outcome = await retryPicks(() => picks, attempt);
+    if (outcome.duplicate) return duplicateOf(deps, integrationId, outcome.duplicate);
+    return { status: 201, booking: bookingView(outcome.row, outcome.ids) };
+  } catch (error) {
+    if (isUniqueViolation(error, 'bookings_external_id')) {
+      // A concurrent create with the same external_booking_id won: answer as a duplicate.
+      const winner = await selectOwnByExternalId(deps.db, integrationId, input.external_booking_id);
+      if (winner) return duplicateOf(deps, integrationId, winner);
+    }
+    if (isHoldConflict(error) && propertyId !== null) {
+      throw await unavailableNow(deps, { propertyId, checkIn: stay.checkIn, checkOut: stay.checkOut, channel: stay.channel, integrationId });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Staff POST /properties/{id}/bookings: a host booking (origin doorloom for every integration
+ * that covers the property). Units by inventory_id or picked by the service; the id defaults to
+ * DL-<id>; the channel to `direct`.
+ */
+export async function hostCreateBooking(deps: Deps, propertyId: number, input: HostCreateBookingInput): Promise<BookingView> {
+  notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
+  const units = await selectPropertyUnits(deps.db, propertyId, null);
+  if (units.length === 0) {
+    const exists = await deps.db.selectFrom('properties').select('id').where('id', '=', propertyId).executeTakeFirst();
+    if (!exists) throw notFound('No such property.');
+  }
+  if (input.external_booking_id !== undefined) {
+    const taken = await deps.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('integration_id', 'is', null)
+      .where('external_booking_id', '=', input.external_booking_id)
+      .executeTakeFirst();
+    if (taken) throw validationFailed({ external_booking_id: [`is already used by host booking ${taken.id}`] });
+  }
+  const requested = resolveUnits(input.units, units);
+  const stay: StayInput = {
+    externalBookingId: input.external_booking_id ?? '',
+    checkIn: input.check_in,
+    checkOut: input.check_out,
+    status: input.status ?? 'confirmed',
+    guest: input.guest,
+    total: input.pricing.total,
+    notes: input.notes,
+    channel: input.source?.channel ?? 'direct',
+    reference: input.source?.reference,
+    reason: input.reason,
+    refundNote: input.refund_note,
+  };
+  try {
+    const picks = requested.some((r) => r.unitId === null);
+    const { row } = await retryPicks(
+      () => picks,
+      () =>
+        withEvents(deps, async (trx) => {
+          const status = await lockPropertyStatus(trx, propertyId);
+          if (status === null) throw notFound('No such property.');
+          refuseUnbookable(status);
+          return writeNewBooking(deps, trx, { actorIntegrationId: null, propertyId, requested, input: stay, ids: NO_IDS, hostId: true });
+        }),
+    );
+    return bookingView(row, NO_IDS);
+  } catch (error) {
+    if (isUniqueViolation(error, 'bookings_host_external_id')) {
+      throw validationFailed({ external_booking_id: ['is already used by another host booking'] });
+    }
+    if (isHoldConflict(error)) {
+      throw await unavailableNow(deps, { propertyId, checkIn: stay.checkIn, checkOut: stay.checkOut, channel: stay.channel, integrationId: null });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,96 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+/** The schema the connection's unqualified names resolve to (the search path's first). */
+export async function currentSchema(db: Q): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0].schema;
+}
+
+/**
+ * pg_notify on the events channel of the current schema (see eventsChannel), one notification per
+ * integration: inside a transaction PostgreSQL sends them at commit, and drops them on rollback.
+ */
+export async function notifyEvents(db: Q, integrationIds: number[], tag: string): Promise<void> {
+  await sql`
+    select pg_notify(left('doorloom_events_' || current_schema(), 63), id::text || ':' || ${tag}::text)
+    from unnest(${integrationIds}::int[]) as id
+  `.execute(db);
+}
+
+/** A receiving integration as appendEvents reads it. */
+export interface AppendTarget {
+  id: number;
+  slug: string;
+  webhook_event_types: string[];
+  horizon_days: number;
+  /** A webhook URL is set: recorded events may be sent. */
+  has_webhook: boolean;
+  external_id?: string | null;
+}
+
+/** The integrations that receive a property's events (or integration-wide ones), in id order. */
+export async function selectAppendTargets(trx: Transaction<DB>, propertyId: number | null, onlyIntegrationId?: number): Promise<AppendTarget[]> {
+  let query = trx
+    .selectFrom('integrations as i')
+    .select(['i.id', 'i.slug', 'i.webhook_event_types', 'i.horizon_days'])
+    .select((eb) => eb('i.webhook_url', 'is not', null).as('has_webhook'))
+    .where('i.status', '!=', 'disabled')
+    .orderBy('i.id');
+  if (propertyId !== null) {
+    query = query
+      .innerJoin('coverage as c', (join) => join.onRef('c.integration_id', '=', 'i.id').on('c.property_id', '=', propertyId))
+      .select('c.external_id');
+  }
+  if (onlyIntegrationId !== undefined) query = query.where('i.id', '=', onlyIntegrationId);
+  return (await query.execute()) as AppendTarget[];
+}
+
+/** One event about to be recorded: its body is head || sequence || tail. */
+export interface EventRow {
+  id: string;
+  type: string;
+  from: string | null;
+  to: string | null;
+  head: string;
+  tail: string;
+  status: 'pending' | 'skipped';
+}
+
+/**
+ * One statement: the sequence bump (its row lock is held to commit, so no other writer allocates
+ * in between) and the events numbered from it. Rows go as VALUES (plain parameters; text arrays
+ * would need every body escaped and parsed); callers pass at most 500 to stay under the
+ * bind-parameter limit. Returns the rows written (0 when the integration was disabled meanwhile).
+ * The pending ones are added to the integration's `undelivered` count in the same statement.
+ */
+export async function insertEvents(
+  trx: Transaction<DB>,
+  target: { integrationId: number; origin: 'partner' | 'doorloom'; propertyId: number | null; createdAt: Date },
+  rows: EventRow[],
+): Promise<number> {
+  const values = sql.join(rows.map((r, n) => sql`(${sql.lit(n + 1)}::int, ${r.id}::text, ${r.type}::text, ${r.from}::date, ${r.to}::date, ${r.head}::text, ${r.tail}::text, ${r.status}::text)`));
+  const { rows: inserted } = await sql<{ n: number }>`
+    with allocated as (
+      update integrations set last_sequence = last_sequence + ${rows.length}
+      where id = ${target.integrationId} and status != 'disabled'
+      returning last_sequence - ${rows.length} as base
+    ), added as (
+      insert into events (integration_id, sequence, id, type, origin, property_id, window_from, window_to, body, created_at, delivery_status)
+      select ${target.integrationId}::int, a.base + r.n, r.id, r.type, ${target.origin}::text, ${target.propertyId}::int, r.window_from, r.window_to,
+             r.head || (a.base + r.n)::text || r.tail, ${target.createdAt}::timestamptz, r.status
+      from allocated a, (values ${values}) as r(n, id, type, window_from, window_to, head, tail, status)
+      returning delivery_status
+    ), counted as (
+      -- the webhooks module's count of pending events, kept in this transaction (GET /me reads it)
+      update webhook_delivery_state set undelivered = undelivered + (select count(*) from added where delivery_status = 'pending')
+      where integration_id = ${target.integrationId} and exists (select 1 from added where delivery_status = 'pending')
+      returning 1
+    )
+    select count(*)::int as n from added
+  `.execute(trx);
+  return inserted[0]?.n ?? 0;
+}
+

@@ -14,7 +14,8 @@ let ctx: TestContext;
 let service: Service;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  // The test polls GET /me beside the CLI's own calls; the request tiers are not what it tests.
+  ctx = await createTestContext({ RATE_LIMITS: 'off' });
   service = await startService(ctx);
 });
 afterAll(async () => {

@@ -9,8 +9,8 @@ export default defineConfig({
     pool: 'forks',
     isolate: false,
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    testTimeout: 240_000, // real processes start in seconds on a quiet machine, in tens of seconds on a loaded one
+    hookTimeout: 240_000,
     teardownTimeout: 30_000,
   },
 });

@@ -13,7 +13,7 @@ import { launchBrowser, startConsoleWorld } from '../test/console/world.js';
 
 const view = process.argv[2] ?? 'list';
 const out = process.argv[3] ?? 'docs/console.png';
-const staffToken = 'dls_ScreenshotStaffToken000000000000000000';
+const staffToken = 'dls_ScreenshotStaffToken00000000000000000000';
 
 const config = loadConfig({ DATABASE_URL: 'memory:', STAFF_TOKEN: staffToken, TEST_CLOCK: '1', WEBHOOK_ALLOW_INSECURE: '1', LOG_LEVEL: 'silent' });
 const { deps, database } = await createRuntime(config, pino({ level: 'silent' }));

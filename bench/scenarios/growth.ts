@@ -6,8 +6,9 @@
  *   mid     100k events created 40 days ago           retention (100k)
  *   big     1M undelivered events created 40 days ago GET /me, types-filtered replay, then retention (1M)
  *
- * In both logs one event in 10,000 is `property.changed` (the rare kind), the rest
- * `availability.changed`, with bodies of about the size the service writes (~420 B). The service
+ * Each log holds 100 events of a rare kind (`property.changed`; one in 100 at 10k, one in 10,000
+ * at 1M), the rest `availability.changed`, so the typed replay's first page is the same 100 events
+ * at every size, with bodies of about the size the service writes (~420 B). The service
  * runs its daily jobs once at start, on the empty database, before anything is loaded; the
  * retention runs measured are the staff route's (`POST /jobs/retention/run`), each with only one
  * integration's prefix expired. BENCH_GROWTH_BIG sets the big size (default 1,000,000).
@@ -23,7 +24,8 @@ import type { Service } from '../lib/processes.js';
 export const BIG = Number(process.env.BENCH_GROWTH_BIG ?? 1_000_000);
 const SMALL = 10_000;
 const MID = 100_000;
-const RARE_EVERY = 10_000;
+/** Events of the rare kind in every log: the typed replay's page is the same size at 10k and 1M. */
+const RARE = 100;
 const LOAD_BATCH = 250_000;
 const DAY_MS = 86_400_000;
 
@@ -32,12 +34,12 @@ const KNOWN: Record<string, string> = {
   integration_id: '$1::int',
   sequence: 's',
   id: `'evt_b' || $1 || '_' || s`,
-  type: `case when s % ${RARE_EVERY} = 0 then 'property.changed' else 'availability.changed' end`,
+  type: `case when s % $5 = 0 then 'property.changed' else 'availability.changed' end`,
   origin: `'doorloom'`,
   property_id: 'null',
   window_from: 'null',
   window_to: 'null',
-  body: `'{"id":"evt_b' || $1 || '_' || s || '","type":"' || case when s % ${RARE_EVERY} = 0 then 'property.changed' else 'availability.changed' end || '","sequence":' || s || ',"created_at":"2026-10-15T10:00:00.000+05:30","integration":{"id":' || $1 || '},"data":{"property":{"doorloom_id":1,"external_id":"bench-p1"},"window":{"from":"2026-10-15","to":"2027-10-14"},"units":[{"doorloom_id":1,"external_id":"bench-p1-U1","nights":[{"date":"2026-10-15","available":false}]}],"origin":"doorloom","padding":"' || repeat('x', 80) || '"}}'`,
+  body: `'{"id":"evt_b' || $1 || '_' || s || '","type":"' || case when s % $5 = 0 then 'property.changed' else 'availability.changed' end || '","sequence":' || s || ',"created_at":"2026-10-15T10:00:00.000+05:30","integration":{"id":' || $1 || '},"data":{"property":{"doorloom_id":1,"external_id":"bench-p1"},"window":{"from":"2026-10-15","to":"2027-10-14"},"units":[{"doorloom_id":1,"external_id":"bench-p1-U1","nights":[{"date":"2026-10-15","available":false}]}],"origin":"doorloom","padding":"' || repeat('x', 80) || '"}}'`,
   created_at: `$2::timestamptz + s * interval '1 millisecond'`,
   delivery_status: `'pending'`,
   attempts: '0',
@@ -61,7 +63,7 @@ async function loadEvents(client: pg.Client, integrationId: number, count: numbe
     const to = Math.min(count, from + LOAD_BATCH - 1);
     await client.query(
       `insert into events (${columns.join(', ')}) select ${columns.map((c) => KNOWN[c]).join(', ')} from generate_series($3::bigint, $4::bigint) s`,
-      [integrationId, createdAt.toISOString(), from, to],
+      [integrationId, createdAt.toISOString(), from, to, Math.max(1, Math.floor(count / RARE))],
     );
   }
   await client.query('update integrations set last_sequence = $2 where id = $1', [integrationId, count]);
@@ -172,7 +174,7 @@ async function partitionDrop(client: pg.Client, count: number, log: (line: strin
     const to = Math.min(count, from + LOAD_BATCH - 1);
     await client.query(
       `insert into bench_events_by_day (${columns.join(', ')}) select ${columns.map((c) => KNOWN[c]).join(', ')} from generate_series($3::bigint, $4::bigint) s`,
-      [-1, '2026-10-15T00:00:00Z', from, to],
+      [-1, '2026-10-15T00:00:00Z', from, to, Math.max(1, Math.floor(count / RARE))],
     );
   }
   log(`growth: loaded ${count} rows into a day partition in ${((Date.now() - started) / 1000).toFixed(1)} s`);

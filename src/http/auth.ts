@@ -127,12 +127,14 @@ export function integrationAuth(deps: Deps) {
 
 /** onRequest hook of the staff API, behind its rate limits (guardStaff). */
 export function staffAuth(deps: Deps) {
-  return guardStaff(deps, async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return guardStaff(deps, async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw new AppError(401, 'UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
     const staffTokenId = await authenticateStaffToken(deps, token);
     if (staffTokenId !== null) {
       request.staffTokenId = staffTokenId;
+      // which staff token did what, in the request's log lines
+      request.log = reply.log = request.log.child({ staff_token_id: staffTokenId });
       return;
     }
     if (await findIntegrationByKey(deps, token)) {

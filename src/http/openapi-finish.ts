@@ -126,7 +126,7 @@ const FAILURES: Record<string, { description: string; when: (op: OperationInfo) 
   '415': { description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`.', when: (op) => op.hasBody },
   '422': { description: 'VALIDATION_FAILED (`errors` keyed by dotted field path) or another refusal named by `code`; do not retry unchanged.', when: (op) => op.hasBody || op.hasQuery },
   '431': { description: 'HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB.', when: () => true },
-  '429': { description: 'RATE_LIMITED: wait `Retry-After`, then send the same request.', when: (op) => op.partner, retryAfter: true },
+  '429': { description: 'RATE_LIMITED: wait `Retry-After`, then send the same request.', when: () => true, retryAfter: true },
   '503': { description: 'DATABASE_UNAVAILABLE or the service is shutting down: retry after a pause.', when: () => true, retryAfter: true },
 };
 
@@ -412,12 +412,9 @@ function replaceCopies(doc: Doc, canonical: JsonObject, name: string, extend: bo
   };
   doc.paths = visit(doc.paths, true) as Doc['paths'];
   const schemas = (doc.components as Record<string, Record<string, Json>>).schemas!;
-  for (const [other, schema] of Object.entries(schemas)) {
-    // The component's own top is never replaced by a $ref to itself; its inside may hold copies of others.
-    schemas[other] = visit(schema, true);
-    void other;
-  }
-  void name;
+  // A component's own top is never replaced (the named one would become a $ref to itself); its
+  // inside may hold copies.
+  for (const [key, schema] of Object.entries(schemas)) schemas[key] = visit(schema, true);
 }
 
 function commonHeaders(partner: boolean): Record<string, Json> {

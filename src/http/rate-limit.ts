@@ -462,8 +462,8 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
  *
  * - every call counts against `staff-ip` (STAFF_RATE_LIMIT, 600 a minute by default), refused ones
  *   included, before the token is looked at;
- * - every failed authentication (no token, a wrong, revoked or integration token) also counts
- *   against `staff-auth-failures` (STAFF_AUTH_FAILURE_LIMIT, 10 a minute). Once an address has
+ * - every failed authentication (an Authorization header whose token is wrong, revoked or
+ *   malformed: 401) also counts against `staff-auth-failures` (STAFF_AUTH_FAILURE_LIMIT, 10 a minute). Once an address has
  *   used them up, every staff call of the address is refused until the window ends, the right
  *   token included: otherwise a guesser would learn from the answer's status which guess was right.
  *
@@ -496,6 +496,10 @@ export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
     try {
       await authenticate(request, reply);
     } catch (error) {
+      // A failed authentication is a presented credential that names nothing (a guess): not a call
+      // without one, not an integration key (a real credential, answered 403), not the database
+      // being away.
+      if (!(error instanceof AppError && error.status === 401 && request.headers.authorization !== undefined)) throw error;
       const [failed] = await store.hit(window, [failureBucket]);
       // Failures racing each other past the limit: the ones beyond it are refused like the rest.
       if (failed > failures.limit) throw lockedOut(resetSeconds);

@@ -139,7 +139,7 @@ describe('operator console in Chromium', () => {
     }, 15_000, 'the backlog delivered');
   });
 
-  it('rotates the API key after a confirmation and shows the new one once, with a copy button', async () => {
+  it('rotates the API key and the webhook secret after a confirmation, each shown once with a copy button', async () => {
     const oldKey = world.failing.apiKey;
     expect((await world.api(oldKey, 'GET', '/me')).statusCode).toBe(200);
     await page.locator('#rotate-key').click();
@@ -155,6 +155,17 @@ describe('operator console in Chromium', () => {
     expect(await page.locator('[data-testid=secret]').count()).toBe(0); // gone once closed
     expect((await world.api(oldKey, 'GET', '/me')).statusCode).toBe(401);
     expect((await world.api(newKey, 'GET', '/me')).statusCode).toBe(200);
+
+    // the webhook secret the same way; the next delivery is signed with it
+    await page.locator('#rotate-secret').click();
+    await page.locator('#dialog-ok').click();
+    await page.locator('[data-testid=secret]').waitFor();
+    const newSecret = (await page.locator('[data-testid=secret]').textContent())!;
+    expect(newSecret).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
+    await page.locator('#dialog-cancel').click();
+    await expect.poll(() => page.locator('#notice').textContent()).toContain('Webhook secret rotated.');
+    const row = await world.deps.db.selectFrom('integrations').select('webhook_secret_enc').where('id', '=', world.failing.id).executeTakeFirstOrThrow();
+    expect(world.deps.secrets.decrypt(row.webhook_secret_enc)).toBe(newSecret);
   });
 
   it('edits the webhook, disables and enables, each confirmed and reported', async () => {

@@ -51,6 +51,24 @@ export interface TestContext {
 
 let schemaCounter = 0;
 
+/**
+ * The migrator reads the catalog of every schema. On a PostgreSQL shared with other test runs
+ * that create and drop schemas meanwhile, that read now and then fails with "schema … does not
+ * exist" (seen from a parallel worker of the catalog query); the read is simply repeated.
+ */
+async function migrateBesideOtherRuns(db: Database['db'], schema: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrate(db, schema);
+      return;
+    } catch (error) {
+      const text = String((error as Error)?.message ?? error) + String((error as { cause?: Error })?.cause?.message ?? '');
+      if (!/schema "t_[^"]+" does not exist/.test(text) || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
 export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const config: Config = loadConfig({
     DATABASE_URL: databaseUrl ?? 'memory:',
@@ -71,7 +89,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     schema,
     pglite: databaseUrl ? undefined : await sharedPGlite(),
   });
-  await migrate(database.db, schema);
+  await migrateBesideOtherRuns(database.db, schema);
   const deps: Deps = {
     config,
     db: database.db,

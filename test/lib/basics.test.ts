@@ -92,6 +92,8 @@ describe('webhook URL guard', () => {
       expect(isForbiddenAddress(ip), ip).toBe(true);
     }
     for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) expect(isForbiddenAddress(ip), ip).toBe(false);
+    // IPv4-mapped is refused whatever it carries (docs/decisions.md, Webhook targets)
+    expect(isForbiddenAddress('::ffff:8.8.8.8')).toBe(true);
   });
   it('wants https and no credentials unless insecure targets are allowed', () => {
     expect(webhookUrlProblem('https://hooks.example.com/x', false)).toBeNull();

@@ -59,5 +59,5 @@ describe('/metrics with WORKERS=2', () => {
       await server.exited;
       await base.drop();
     }
-  });
+  }, 180_000); // a primary and two workers: slow to start on a loaded machine
 });

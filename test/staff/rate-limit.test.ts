@@ -53,7 +53,7 @@ describe('staff API rate limits', () => {
     startOfNextWindow(ctx);
     const ip = freshAddress();
     const wrong = `dls_${'x'.repeat(40)}`;
-    const attempts = [wrong, null, 'nonsense', wrong, wrong, wrong, wrong, wrong, wrong, wrong];
+    const attempts = [wrong, 'nonsense', `dlk_${'x'.repeat(40)}`, wrong, wrong, wrong, wrong, wrong, wrong, wrong];
     for (const token of attempts) {
       const res = await call(ctx, ip, token);
       expect(res.statusCode).toBe(401);
@@ -69,16 +69,28 @@ describe('staff API rate limits', () => {
     expect((await call(ctx, ip, STAFF_TOKEN)).statusCode).toBe(200);
   });
 
-  it('an integration key on the staff API is a failed authentication too', async () => {
+  it('no credential at all and an integration key are no guesses: they do not lock the address out', async () => {
     startOfNextWindow(ctx);
     const integration = await ctx.createIntegration();
     const ip = freshAddress();
-    for (let n = 0; n < 10; n++) {
+    for (let n = 0; n < 15; n++) {
       const res = await call(ctx, ip, integration.apiKey);
       expect(res.statusCode).toBe(403);
       expect(res.json()).toEqual(failure('NOT_STAFF_TOKEN'));
+      const bare = await call(ctx, ip, null);
+      expect(bare.statusCode).toBe(401);
+      expect(bare.json()).toEqual(failure('UNAUTHENTICATED'));
     }
-    expectRateLimited(await call(ctx, ip, integration.apiKey));
+    expect((await call(ctx, ip, STAFF_TOKEN)).statusCode).toBe(200);
+  });
+
+  it('a malformed Authorization header counts as a failure', async () => {
+    startOfNextWindow(ctx);
+    const ip = freshAddress();
+    const malformed = () => ctx.app.inject({ method: 'GET', url: `${STAFF_PREFIX}/staff-tokens`, remoteAddress: ip, headers: { authorization: 'Basic Zm9vOmJhcg==' } });
+    for (let n = 0; n < 10; n++) expect((await malformed()).statusCode).toBe(401);
+    expectRateLimited(await malformed());
+    expectRateLimited(await call(ctx, ip, STAFF_TOKEN));
   });
 
   it('1,000 wrong guesses from one address: 10 × 401, then 429', async () => {

@@ -163,6 +163,27 @@ describe('named staff tokens', () => {
   });
 });
 
+describe('request logs', () => {
+  it('name the staff token once it is authenticated, and who revoked which token', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const app = await buildApp({ ...ctx.deps, log: logger }, { logger });
+    await app.ready();
+    try {
+      const { staff_token } = await mint('logged');
+      const res = await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${staff_token.id}`, undefined, app);
+      expect(res.statusCode).toBe(200);
+      const own = ((await as(STAFF_TOKEN, 'GET', '/staff-tokens', undefined, app)).json().data as Array<{ id: number; kind: string }>).find((t) => t.kind === 'bootstrap')!;
+      const completed = lines.filter((l) => l.msg === 'request completed');
+      expect(completed.length).toBeGreaterThanOrEqual(2);
+      for (const line of completed) expect(line.staff_token_id).toBe(own.id);
+      expect(lines.find((l) => l.msg === 'staff token revoked')).toMatchObject({ staff_token_id: own.id, revoked_staff_token_id: staff_token.id });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('credentials in answers are not cached', () => {
   it('integration create and both rotations send Cache-Control: no-store', async () => {
     const brandId = await ctx.createBrand();
@@ -203,6 +224,24 @@ describe('bootstrap tokens at start', () => {
     expect((await as(STAFF_TOKEN, 'GET', '/staff-tokens')).statusCode).toBe(200);
     expect((await as(next, 'GET', '/staff-tokens')).statusCode).toBe(401);
     expect((await as(named, 'GET', '/staff-tokens')).statusCode).toBe(200);
+  });
+
+  it('without STAFF_TOKEN, a database with no live token gets one generated token, once', async () => {
+    const fresh = await createTestContext({ STAFF_TOKEN: '' });
+    try {
+      // createTestContext ran ensureStaffToken once already
+      const rows = await fresh.deps.db.selectFrom('staff_tokens').select(['kind', 'name', 'revoked_at']).execute();
+      expect(rows).toEqual([{ kind: 'bootstrap', name: 'generated at first start', revoked_at: null }]);
+      expect(await ensureStaffToken(fresh.deps)).toBeNull();
+      await fresh.deps.db.updateTable('staff_tokens').set({ revoked_at: new Date() }).execute();
+      const token = await ensureStaffToken(fresh.deps);
+      expect(token).toMatch(/^dls_[A-Za-z0-9]{40}$/);
+      const res = await fresh.app.inject({ method: 'GET', url: `${STAFF_PREFIX}/staff-tokens`, headers: { authorization: `Bearer ${token}` } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data).toHaveLength(1);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('refuses to revoke the last live token', async () => {

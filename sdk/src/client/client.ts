@@ -35,6 +35,9 @@ import type {
 
 export const PARTNER_PREFIX = '/api/integrations/v1';
 
+/** One row of the replay: the event exactly as delivered (typed like a webhook's), with its delivery state. */
+export type ReplayedEvent = Omit<EventRow, 'event'> & { event: DoorloomEvent };
+
 export interface DoorloomClientOptions {
   /** The service's origin (`https://api.example`) or the partner API base (`…/api/integrations/v1`). */
   baseUrl: string;
@@ -109,7 +112,7 @@ export interface DoorloomClient {
    */
   iterateBookings(query?: Omit<BookingListQuery, 'page'>, options?: CallOptions): AsyncGenerator<Booking>;
   /** Events after `after_sequence` (0 when omitted), until `has_more` is false. */
-  iterateEvents(query?: EventListQuery, options?: CallOptions): AsyncGenerator<EventRow & { event: DoorloomEvent }>;
+  iterateEvents(query?: EventListQuery, options?: CallOptions): AsyncGenerator<ReplayedEvent>;
 }
 
 type Result = { data?: unknown; error?: unknown; response: Response };
@@ -218,7 +221,7 @@ export function createDoorloomClient(options: DoorloomClientOptions): DoorloomCl
       let after = query.after_sequence ?? 0;
       for (;;) {
         const result = await client.listEvents({ ...query, after_sequence: after }, o);
-        yield* result.data as Array<EventRow & { event: DoorloomEvent }>;
+        yield* result.data as Array<ReplayedEvent>;
         if (!result.cursor.has_more) return;
         after = result.cursor.next_after_sequence;
       }

@@ -28,6 +28,8 @@ export class FileStore implements SyncStore {
   private readonly data = new Map<string, unknown>();
   private journal: FileHandle | null = null;
   private journalBytes = 0;
+  private broken: Error | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
   private readonly compactBytes: number;
 
   constructor(
@@ -69,13 +71,32 @@ export class FileStore implements SyncStore {
     return new Map(this.data);
   }
 
-  async commit(batch: Array<[string, unknown]>): Promise<void> {
+  /** Commits one after another, whoever calls: a line must never interleave with another. */
+  commit(batch: Array<[string, unknown]>): Promise<void> {
+    const run = this.queue.then(() => this.append(batch));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async append(batch: Array<[string, unknown]>): Promise<void> {
     if (!this.journal) throw new Error('FileStore: load() first');
     if (batch.length === 0) return;
+    if (this.broken) throw this.broken;
     const body = JSON.stringify(batch);
     const line = `${digest(body)} ${body}\n`;
-    await this.journal.write(line);
-    await this.journal.datasync();
+    try {
+      await this.journal.write(line);
+      await this.journal.datasync();
+    } catch (error) {
+      // A partly written line would hide every later batch behind its bad digest on the next
+      // load: cut the journal back to the last whole batch, or refuse all further commits.
+      try {
+        await this.journal.truncate(this.journalBytes);
+      } catch {
+        this.broken = new Error(`FileStore: the journal in ${this.dir} could not be restored after a failed write; restart to recover`);
+      }
+      throw error;
+    }
     this.journalBytes += Buffer.byteLength(line);
     this.apply(batch);
     if (this.journalBytes > this.compactBytes) await this.compact();
@@ -100,6 +121,7 @@ export class FileStore implements SyncStore {
   }
 
   async close(): Promise<void> {
+    await this.queue;
     await this.journal?.close();
     this.journal = null;
   }

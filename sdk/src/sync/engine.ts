@@ -31,6 +31,8 @@ export type SyncOutcome =
   | { status: 'deferred'; retry_at: number; code: string };
 
 const SNAPSHOT_NIGHTS = 92;
+/** Snapshot calls in flight at once during a backfill. */
+const SNAPSHOT_CONCURRENCY = 4;
 const EVENTS_PAGE = 200;
 const BOOKINGS_PAGE = 200;
 const PROPERTIES_PAGE = 200;
@@ -60,7 +62,7 @@ export class SyncEngine {
   private catchUpAgain = false;
   private backfillRun: Promise<void> | null = null;
   private stopped = false;
-  private polling = false;
+  private pollRun: Promise<void> | null = null;
   private readonly now: () => number;
 
   constructor(private readonly options: SyncEngineOptions) {
@@ -83,13 +85,14 @@ export class SyncEngine {
       this.timer = setInterval(() => {
         // the property listing is the only news of a coverage ending; it is read every fifth poll
         const listing = ++ticks % 5 === 0;
-        if (this.polling) return;
-        this.polling = true;
-        this.catchUp()
+        if (this.pollRun) return;
+        this.pollRun = this.catchUp()
           .then(() => this.reconcileBookings())
-          .then(() => (listing ? this.reconcileProperties() : undefined))
+          .then(async () => {
+            if (listing && !this.stopped) await this.reconcileProperties();
+          })
           .catch((error) => this.report(error, 'poll'))
-          .finally(() => (this.polling = false));
+          .finally(() => (this.pollRun = null));
       }, every);
       this.timer.unref();
     }
@@ -107,7 +110,7 @@ export class SyncEngine {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.allSettled([this.catchUpRun, this.backfillRun]);
+    await Promise.allSettled([this.catchUpRun, this.backfillRun, this.pollRun]);
     await this.chain.catch(() => {});
   }
 
@@ -240,7 +243,9 @@ export class SyncEngine {
     const end = lastOfMonth(addDays(today, horizonDays - 1));
 
     const listed = await this.reconcileProperties();
-    for (const id of listed.ids) await this.snapshotProperty(id, today, end);
+    await this.snapshotProperties(listed.ids, today, end);
+    // stopped halfway: some snapshots were never taken, so the backfill is not done
+    if (this.stopped) throw new Error('SyncEngine stopped during the backfill');
 
     let since: string | null = null;
     for (let page = 1; ; page++) {
@@ -268,7 +273,7 @@ export class SyncEngine {
       const res = await this.options.api.listProperties(page, PROPERTIES_PAGE);
       first ??= res.sequence;
       await this.step((step) => {
-        for (const block of res.properties) step.applyBlock(block, res.sequence);
+        for (const block of res.properties) step.applyBlock(block, res.sequence, true);
       });
       ids.push(...res.properties.map((p) => p.doorloom_id));
       if (page >= res.lastPage) break;
@@ -301,20 +306,36 @@ export class SyncEngine {
     return { ids };
   }
 
-  /** Snapshots of every windowed kind of one property over [from, to], 92 nights a call. */
-  private async snapshotProperty(propertyId: number, from: string, to: string): Promise<void> {
-    for (const kind of WINDOWED_KINDS) {
-      for (const window of chunkWindow(from, to, SNAPSHOT_NIGHTS)) {
+  /**
+   * Snapshots of every windowed kind of the properties over [from, to], 92 nights a call, a few
+   * calls at a time. A property answering 404 is no longer covered and is skipped.
+   */
+  private async snapshotProperties(ids: number[], from: string, to: string): Promise<void> {
+    const tasks = ids.flatMap((id) => WINDOWED_KINDS.flatMap((kind) => chunkWindow(from, to, SNAPSHOT_NIGHTS).map((w) => ({ id, kind, ...w }))));
+    const gone = new Set<number>();
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (next < tasks.length && !this.stopped && !failed) {
+        const task = tasks[next++];
+        if (gone.has(task.id)) continue;
         let snapshot;
         try {
-          snapshot = await this.options.api.snapshot(kind, propertyId, window.from, window.to);
+          snapshot = await this.options.api.snapshot(task.kind, task.id, task.from, task.to);
         } catch (error) {
-          if (failureOf(error)?.status === 404) return; // no longer covered
+          if (failureOf(error)?.status === 404) {
+            gone.add(task.id);
+            continue;
+          }
+          failed = true; // the others stop taking tasks
           throw error;
         }
-        await this.step((step) => step.applyWindowed(kind, propertyId, snapshot.sequence, snapshot.data));
+        await this.step((step) => step.applyWindowed(task.kind, task.id, snapshot.sequence, snapshot.data, true));
       }
-    }
+    };
+    const outcomes = await Promise.allSettled(Array.from({ length: SNAPSHOT_CONCURRENCY }, worker));
+    const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (rejected) throw rejected.reason;
   }
 
   /**
@@ -324,7 +345,7 @@ export class SyncEngine {
   async refreshProperty(propertyId: number, from?: string, to?: string): Promise<void> {
     const me = await this.options.api.me();
     const today = from ?? (await this.serviceToday(me.lastSequence));
-    await this.snapshotProperty(propertyId, today, to ?? lastOfMonth(addDays(today, (this.options.horizonDays ?? me.horizonDays) - 1)));
+    await this.snapshotProperties([propertyId], today, to ?? lastOfMonth(addDays(today, (this.options.horizonDays ?? me.horizonDays) - 1)));
   }
 
   /**

@@ -210,13 +210,17 @@ export class Step {
     }
   }
 
-  /** A windowed payload (event or snapshot) whose nights carry `seq`: each night only if newer. */
-  applyWindowed(kind: WindowedKind, propertyId: number, seq: number, data: Record<string, unknown>): void {
+  /**
+   * A windowed payload whose nights carry `seq`: each night only if newer. `read` marks a snapshot:
+   * read after its watermark, it is at least as new as the event of that very sequence, so it also
+   * replaces a night set by that sequence (an event never replaces its own sequence's state).
+   */
+  applyWindowed(kind: WindowedKind, propertyId: number, seq: number, data: Record<string, unknown>, read = false): void {
     const fields = HEADER_FIELDS[kind];
     if (fields.length > 0) {
       const key = headerKey(kind, propertyId);
       const header = this.get<HeaderRecord>(key);
-      if (!header || seq > header.seq) {
+      if (!header || seq > header.seq || (read && seq === header.seq)) {
         const next: Record<string, unknown> = {};
         for (const f of fields) next[f] = data[f];
         this.set(key, { seq, data: next });
@@ -253,7 +257,7 @@ export class Step {
         copied = false;
       }
       const current = bucket![row.date];
-      if (current && current.s >= seq) continue;
+      if (current && (current.s > seq || (current.s === seq && !read))) continue;
       const entry: NightEntry = unavailable ? { s: seq, r: row, u: (unavailable.get(row.date) ?? []).sort((a, b) => a - b) } : { s: seq, r: row };
       if (!copied) {
         bucket = { ...bucket };
@@ -271,9 +275,9 @@ export class Step {
   }
 
   /** Units of a property: `all` lists inactive and retired ones too (inventory.changed). */
-  applyUnits(propertyId: number, seq: number, raw: Array<Record<string, unknown>>, all: boolean): void {
+  applyUnits(propertyId: number, seq: number, raw: Array<Record<string, unknown>>, all: boolean, read = false): void {
     const record = this.property(propertyId);
-    if (seq <= record.units_seq) return;
+    if (seq < record.units_seq || (seq === record.units_seq && !read)) return;
     const aliases = { ...record.aliases };
     for (const u of raw) {
       if (!u.deleted) aliases[String(u.inventory_id)] = (u.external_unit_id ?? null) as string | null;
@@ -284,12 +288,15 @@ export class Step {
     if (!same(units, record.units)) this.changes.push({ kind: 'inventory', propertyId, sequence: seq });
   }
 
-  /** A Property block (or property.changed's detail, which holds one) set at `seq`. */
-  applyBlock(raw: PropertyBlock, seq: number): void {
+  /**
+   * A Property block (or property.changed's detail, which holds one) set at `seq`; `read` marks a
+   * listing, which also replaces its watermark's own state (a status flip to inactive sends no event).
+   */
+  applyBlock(raw: PropertyBlock, seq: number, read = false): void {
     const id = raw.doorloom_id;
-    this.applyUnits(id, seq, (raw.units ?? []) as unknown as Array<Record<string, unknown>>, false);
+    this.applyUnits(id, seq, (raw.units ?? []) as unknown as Array<Record<string, unknown>>, false, read);
     const record = this.property(id);
-    if (seq <= record.seq) return;
+    if (seq < record.seq || (seq === record.seq && !read)) return;
     const block = {} as Record<string, unknown>;
     for (const k of BLOCK_KEYS) block[k] = raw[k] ?? null;
     this.set(propertyKey(id), { ...record, seq, block });

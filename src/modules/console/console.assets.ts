@@ -10,6 +10,7 @@ const uplotDir = path.dirname(createRequire(import.meta.url).resolve('uplot'));
 
 const ASSETS: Record<string, { file: string; type: string }> = {
   '': { file: path.join(CONSOLE_DIR, 'index.html'), type: 'text/html; charset=utf-8' },
+  'index.html': { file: path.join(CONSOLE_DIR, 'index.html'), type: 'text/html; charset=utf-8' },
   'app.js': { file: path.join(CONSOLE_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
   'style.css': { file: path.join(CONSOLE_DIR, 'style.css'), type: 'text/css; charset=utf-8' },
   'vendor/uplot.js': { file: path.join(uplotDir, 'uPlot.esm.js'), type: 'text/javascript; charset=utf-8' },

@@ -192,8 +192,3 @@ export async function deliveryStats(deps: Deps, integrationId: number, hours: nu
   }
   return { from: formatTimestamp(from), to: formatTimestamp(to), step_seconds: 60, minute_starts: minuteStarts, success, failure, backlog };
 }
-
-/** The whole backlog of one integration (the integration page's headline figures). */
-export async function backlogOf(deps: Deps, integrationId: number) {
-  return (await backlogByIntegration(deps.db, [integrationId])).get(integrationId) ?? { undelivered: 0, oldestAt: null };
-}

@@ -37,6 +37,6 @@ export function registerStaffTokenRoutes(staff: FastifyInstance, deps: Deps): vo
         response: { 200: envelope(StaffTokenView), ...errorResponses(401, 403, 404, 409, 429) },
       },
     },
-    async (request, reply) => sendData(reply, 200, 'Staff token revoked.', await revokeStaffToken(deps, parseId(request.params.id, 'staff token'))),
+    async (request, reply) => sendData(reply, 200, 'Staff token revoked.', await revokeStaffToken(deps, parseId(request.params.id, 'staff token'), request.staffTokenId)),
   );
 }

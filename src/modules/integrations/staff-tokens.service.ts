@@ -78,7 +78,7 @@ export async function authenticateStaffToken(deps: Deps, token: string): Promise
     // Awaited, so that the write belongs to this request (nothing of it lands after the answer);
     // a failure to record a use refuses nothing.
     await touchStaffToken(deps.db, row.id, new Date(nowMs), new Date(nowMs - TOUCH_EVERY_MS)).catch((error: unknown) => {
-      deps.log.warn({ err: error, staffTokenId: row.id }, 'recording a staff token use failed');
+      deps.log.warn({ err: error, staff_token_id: row.id }, 'recording a staff token use failed');
     });
   }
   return row.id;
@@ -100,7 +100,7 @@ export async function listStaffTokens(deps: Deps) {
  * was started with (STAFF_TOKEN is authoritative; change the setting instead), and the last live
  * token (nobody could manage the service any more).
  */
-export async function revokeStaffToken(deps: Deps, id: number) {
+export async function revokeStaffToken(deps: Deps, id: number, revokedBy?: number) {
   const now = deps.clock.now();
   const configuredHash = deps.config.staffToken ? sha256Hex(deps.config.staffToken) : null;
   const row = await deps.db.transaction().execute(async (trx) => {
@@ -115,6 +115,6 @@ export async function revokeStaffToken(deps: Deps, id: number) {
     }
     return revokeStaffTokenRow(trx, id, now);
   });
-  deps.log.info({ staffTokenId: id }, 'staff token revoked');
+  deps.log.info({ staff_token_id: revokedBy, revoked_staff_token_id: id }, 'staff token revoked');
   return tokenView(row);
 }

@@ -13,9 +13,11 @@ export function registerMetrics(app: FastifyInstance, deps: Deps): void {
   const metrics = deps.metrics;
   if (!metrics) return;
 
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
     // the route template, never the raw path: label values stay bounded
     metrics.httpRequest(request.routeOptions.url ?? null, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   const metricsTokenHash = deps.config.metricsToken ? sha256Hex(deps.config.metricsToken) : null;

@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { AppError, databaseUnavailable, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { isDatabaseUnavailable } from '../../db/database.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
 import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
@@ -272,6 +273,8 @@ function bulkData(results: BulkItemResult[]): Static<typeof BulkResult> {
 
 /** A refusal of one item; anything unexpected is logged and reported without internals. */
 function itemError(deps: Deps, error: unknown): NonNullable<BulkItemResult['error']> {
+  // An outage is not this item's fault: the partner retries the item, as the 503 would tell it.
+  if (isDatabaseUnavailable(error)) error = databaseUnavailable();
   if (error instanceof AppError) {
     return error.errors === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, errors: error.errors };
   }

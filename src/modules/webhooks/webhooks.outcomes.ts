@@ -161,6 +161,23 @@ export interface Subject {
 }
 
 /**
+ * An attempt the worker stopped itself (shutdown, or its claim lost) before it knew the answer, or
+ * whose answer came after it stopped. Its outcome does not count: the event stays pending, no
+ * failure is counted, and it goes again. The attempt log still shows what happened to it.
+ */
+export async function recordAbandoned(deps: Deps, subject: Subject, worker: string, attempt: Attempt): Promise<void> {
+  const error = attempt.result.ok
+    ? `ABANDONED: answered ${attempt.result.status} after the worker had stopped; the event goes again`
+    : `ABANDONED: ${attempt.result.error ?? 'stopped by the worker'}; the event goes again`;
+  const row = attemptRow(subject.integrationId, worker, { ...attempt, result: { ...attempt.result, ok: false, error } });
+  await insertAttempts(deps.db, [row]);
+  deps.log.warn(
+    { integrationId: subject.integrationId, slug: subject.slug, sequence: attempt.sequence, attempt: attempt.attempt, status: attempt.result.status, error },
+    'webhook delivery attempt abandoned',
+  );
+}
+
+/**
  * A failed attempt on the head event: counts it, logs it, and moves the integration along the
  * ladder or pauses it (decisions §7). Returns what was decided. Logged at warn (issue: operators
  * see every failed attempt, pause and resumption).

@@ -6,7 +6,7 @@ import { formatTimestamp } from '../../lib/time.js';
 import { API_VERSION } from '../events/events.log.js';
 import { webhookSigningSecrets } from '../integrations/integrations.service.js';
 import { createClaims, type Claims } from './webhooks.claims.js';
-import { OutcomeBuffer, pauseIntegration, recordEventFailure, recordPing, type Attempt } from './webhooks.outcomes.js';
+import { OutcomeBuffer, pauseIntegration, recordAbandoned, recordEventFailure, recordPing, type Attempt } from './webhooks.outcomes.js';
 import { pauseBeforeRetry } from './webhooks.policy.js';
 import { createSender, type SendResult, type Sender } from './webhooks.send.js';
 import { deliveryHeaders, signingKey, type SigningKey } from './webhooks.sign.js';
@@ -276,8 +276,12 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
           }
           const at = deps.clock.nowMs();
           const result = await send(target, event.id, event.body, run);
-          if (run.aborted) return 'stopped'; // outcome unknown: it stays pending and goes again
           const attempt: Attempt = { eventId: event.id, eventType: event.type, sequence: event.sequence, attempt: event.attempts + 1, at, result };
+          if (run.aborted) {
+            // outcome unknown: it stays pending and goes again; the attempt log says so
+            await recordAbandoned(deps, { integrationId: id, slug: state.slug }, WORKER_NAME, attempt).catch(() => {});
+            return 'stopped';
+          }
           if (result.ok) {
             out.delivered(event.sequence, attempt);
             cursor = event.sequence;

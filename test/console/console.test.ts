@@ -158,7 +158,7 @@ describe('operator console in Chromium', () => {
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(newKey);
     await page.locator('#dialog-cancel').click(); // Done
     await expect.poll(() => page.locator('#notice').textContent()).toContain('API key rotated.');
-    expect(await page.locator('[data-testid=secret]').count()).toBe(0); // gone once closed
+    await expect.poll(() => page.locator('[data-testid=secret]').count()).toBe(0); // gone once closed
     expect((await world.api(oldKey, 'GET', '/me')).statusCode).toBe(401);
     expect((await world.api(newKey, 'GET', '/me')).statusCode).toBe(200);
 

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { formatTimestamp, formatTimestampOrNull } from '../../lib/time.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
+import { attemptView } from '../webhooks/webhooks.service.js';
 import { selectBrandPage, selectIntegrationPage, type IntegrationFilters } from '../integrations/integrations.listing.sql.js';
 import { selectStaffPropertyPage } from '../properties/properties.listing.sql.js';
 import {
@@ -145,18 +146,7 @@ export async function listRecentAttempts(deps: Deps, integrationId: number, quer
   const rows = await recentAttempts(deps.db, integrationId, query.before ?? null, limit + 1);
   const page = rows.slice(0, limit);
   return {
-    data: page.map((r) => ({
-      id: r.id,
-      attempted_at: formatTimestamp(r.attempted_at),
-      event: { id: r.event_id, type: r.event_type, sequence: r.sequence },
-      attempt: r.attempt,
-      success: r.success,
-      status_code: r.status_code,
-      error: r.error,
-      duration_ms: r.duration_ms,
-      response_body: r.response_body,
-      worker: r.worker,
-    })),
+    data: page.map(attemptView),
     cursor: { next_before: page.length > 0 ? page[page.length - 1].id : null, has_more: rows.length > limit },
   };
 }

@@ -25,24 +25,31 @@ export async function resumeWebhook(deps: Deps, integrationId: number) {
   return staffIntegrationView(deps, integrationId);
 }
 
+type AttemptLogRow = Awaited<ReturnType<typeof attemptLog>>[number];
+
+/** One attempt as the staff API shows it (the attempt log, oldest or newest first). */
+export function attemptView(r: AttemptLogRow) {
+  return {
+    id: r.id,
+    attempted_at: formatTimestamp(r.attempted_at),
+    event: { id: r.event_id, type: r.event_type, sequence: r.sequence },
+    attempt: r.attempt,
+    success: r.success,
+    status_code: r.status_code,
+    error: r.error,
+    duration_ms: r.duration_ms,
+    response_body: r.response_body,
+    worker: r.worker,
+  };
+}
+
 /** One page of the attempt log, oldest first after the attempt id `after`. */
 export async function deliveryLog(deps: Deps, integrationId: number, after: number, limit: number) {
   if (!(await findIntegration(deps.db, integrationId))) throw notFound('No such integration.');
   const rows = await attemptLog(deps.db, integrationId, after, limit + 1);
   const page = rows.slice(0, limit);
   return {
-    data: page.map((r) => ({
-      id: r.id,
-      attempted_at: formatTimestamp(r.attempted_at),
-      event: { id: r.event_id, type: r.event_type, sequence: r.sequence },
-      attempt: r.attempt,
-      success: r.success,
-      status_code: r.status_code,
-      error: r.error,
-      duration_ms: r.duration_ms,
-      response_body: r.response_body,
-      worker: r.worker,
-    })),
+    data: page.map(attemptView),
     cursor: { next_after: page.length > 0 ? page[page.length - 1].id : after, has_more: rows.length > limit },
   };
 }

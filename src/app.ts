@@ -12,6 +12,7 @@ import { AppError, databaseUnavailable } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
+import { registerStaffClockRoutes } from './modules/clock/clock.routes.js';
 import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
 import { registerPropertyRoutes, registerStaffPropertyRoutes } from './modules/properties/properties.routes.js';
 import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/calendar/calendar.routes.js';
@@ -155,6 +156,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     async (staff) => {
       staff.addHook('onRequest', staffAuth(deps));
       registerStaffIntegrationRoutes(staff, deps);
+      registerStaffClockRoutes(staff, deps);
       registerStaffJobRoutes(staff, deps);
       registerStaffPropertyRoutes(staff, deps);
       registerStaffCalendarRoutes(staff, deps);

@@ -2,7 +2,7 @@ import { startMaintenance } from './db/maintenance.js';
 import type { Deps } from './deps.js';
 import { FailureGate } from './lib/backoff.js';
 import { kolkataDate } from './lib/time.js';
-import { loadClockOffset } from './modules/integrations/integrations.sql.js';
+import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { inactiveSweep } from './modules/properties/properties.jobs.js';
 import { horizonRollJob } from './modules/calendar/calendar.horizon.js';
 import { retentionJob } from './modules/events/events.retention.js';

@@ -13,7 +13,7 @@ import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { createIntegrationViewCache } from './modules/integrations/integrations.service.js';
-import { loadClockOffset } from './modules/integrations/integrations.sql.js';
+import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
 
 /** The key that seals webhook secrets: SECRETS_KEY, or (embedded only) one kept in DATA_DIR. */

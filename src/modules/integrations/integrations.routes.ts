@@ -3,14 +3,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData, successBody } from '../../http/envelope.js';
-import { notFound } from '../../http/errors.js';
 import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
-import { formatTimestamp } from '../../lib/time.js';
 import {
   Brand,
   BrandPlanBody,
-  ClockBody,
   CreateBrandBody,
   CreateIntegrationBody,
   IdParams,
@@ -28,7 +25,6 @@ import {
   staffIntegrationView,
   updateIntegration,
 } from './integrations.service.js';
-import { advanceClockOffset, loadClockOffset } from './integrations.sql.js';
 import { registerStaffTokenRoutes } from './staff-tokens.routes.js';
 
 /** GET /me on the integrations API. */
@@ -107,30 +103,5 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
     { schema: { summary: 'Issue a new webhook secret; the previous one verifies for 24 hours more', tags, params: IdParams, response: { 200: envelope(Type.Object({ webhook_secret: Type.String() })), ...errorResponses(401, 403, 404) } } },
     async (request, reply) =>
       sendData(noStore(reply), 200, 'Webhook secret rotated.', await rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
-  );
-
-  const ClockView = Type.Object({ now: Type.String(), offset_seconds: Type.Integer() });
-  const clockView = () => ({ now: formatTimestamp(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds()) });
-  const requireTestClock = async () => {
-    if (!deps.config.testClock) throw notFound('No such endpoint.');
-  };
-
-  staff.get(
-    '/clock',
-    { onRequest: requireTestClock, schema: { summary: 'The service clock (TEST_CLOCK=1 only)', tags, response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404) } } },
-    async (_request, reply) => {
-      deps.clock.setOffsetSeconds(await loadClockOffset(deps.db));
-      return sendData(reply, 200, 'Service clock.', clockView());
-    },
-  );
-
-  staff.post<{ Body: Static<typeof ClockBody> }>(
-    '/clock',
-    { onRequest: requireTestClock, schema: { summary: 'Move the service clock forward (TEST_CLOCK=1 only)', tags, body: ClockBody, response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404, 422) } } },
-    async (request, reply) => {
-      deps.clock.setOffsetSeconds(await advanceClockOffset(deps.db, request.body.advance_seconds));
-      deps.signals.emit('clock');
-      return sendData(reply, 200, 'Service clock moved.', clockView());
-    },
   );
 }

@@ -76,10 +76,6 @@ export const StaffIntegrationView = Type.Intersect([
   }),
 ]);
 
-export const ClockBody = Type.Object({
-  advance_seconds: Type.Integer({ minimum: 0, maximum: 10 * 366 * 86400, description: 'Seconds to move the service clock forward' }),
-});
-
 export const IdParams = Type.Object({ id: Type.String() });
 
 

@@ -32,10 +32,9 @@ import {
   type ListQueryInput,
   type UpdatePropertyInput,
 } from './properties.schemas.js';
+import { bulkCreate, bulkUpdate } from './properties.bulk.js';
 import {
   archiveProperty,
-  bulkCreate,
-  bulkUpdate,
   coverProperty,
   createProperty,
   getProperty,

@@ -1,8 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AppError, databaseUnavailable, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
-import { isDatabaseUnavailable } from '../../db/database.js';
+import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
 import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
@@ -23,8 +22,6 @@ import {
 import { requireCoveredProperty, type CoveredProperty } from './properties.resolve.js';
 import type { Static } from '@sinclair/typebox';
 import type {
-  BulkCreateInput,
-  BulkUpdateBodyInput,
   CoverageInput,
   CreatePropertyInput,
   HostUpdatePropertyInput,
@@ -32,7 +29,7 @@ import type {
   ListQueryInput,
   UpdatePropertyInput,
 } from './properties.schemas.js';
-import type { BulkResult, StaffPropertyView } from './properties.schemas.js';
+import type { StaffPropertyView } from './properties.schemas.js';
 import {
   deleteAliases,
   insertAliases,
@@ -43,7 +40,6 @@ import {
   selectCoverage,
   selectCoverageByExternalId,
   selectCoverageOfProperty,
-  selectCoveredBy,
   selectCoveredPage,
   selectIntegrationBrand,
   selectLastSequence,
@@ -116,7 +112,7 @@ export async function createProperty(deps: Deps, actor: Actor, body: CreatePrope
  * Creates a property for an integration in one transaction: the property, its units, its coverage
  * and mappings, and the initial-state events (decisions §6) all commit together or not at all.
  */
-async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInput): Promise<PropertyBlockView> {
+export async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInput): Promise<PropertyBlockView> {
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const externalId = input.external_id ?? null;
@@ -172,7 +168,7 @@ async function refuseHeldAliases(trx: Transaction<DB>, integrationId: number, un
 // ---------------------------------------------------------------------------------------------
 // Update
 
-type Locate = (trx: Transaction<DB>) => Promise<CoveredProperty | null>;
+export type Locate = (trx: Transaction<DB>) => Promise<CoveredProperty | null>;
 
 /** PUT /properties/{property}: checks the body, then updates; `external_id` in the body re-maps. */
 export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: UpdatePropertyInput): Promise<PropertyBlockView> {
@@ -184,7 +180,7 @@ export async function updateProperty(deps: Deps, actor: Actor, ref: string, body
  * property.changed; inventory.changed when units were sent; availability.changed over the horizon
  * when a unit went on or off sale; rates.changed over the horizon when a price changed.
  */
-async function updateChecked(deps: Deps, actor: Actor, locate: Locate, input: UpdatePropertyInput, remap: boolean): Promise<PropertyBlockView> {
+export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, input: UpdatePropertyInput, remap: boolean): Promise<PropertyBlockView> {
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const { block } = await writeTransaction(deps, async (trx) => {
@@ -258,76 +254,6 @@ async function changeDrafts(
     drafts.push(...(await calendarEventDrafts(trx, propertyId, calendar, horizonWindows(today, target.horizonDays), target)));
   }
   return drafts;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bulk
-
-/** One entry of a bulk answer, typed from the response schema. */
-export type BulkItemResult = Static<typeof BulkResult>['results'][number] & { status: 'created' | 'updated' | 'failed' };
-
-function bulkData(results: BulkItemResult[]): Static<typeof BulkResult> {
-  const succeeded = results.filter((r) => r.status !== 'failed').length;
-  return { summary: { requested: results.length, succeeded, failed: results.length - succeeded }, results };
-}
-
-/** A refusal of one item; anything unexpected is logged and reported without internals. */
-function itemError(deps: Deps, error: unknown): NonNullable<BulkItemResult['error']> {
-  // An outage is not this item's fault: the partner retries the item, as the 503 would tell it.
-  if (isDatabaseUnavailable(error)) error = databaseUnavailable();
-  if (error instanceof AppError) {
-    return error.errors === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, errors: error.errors };
-  }
-  deps.log.error({ err: error }, 'bulk property item failed');
-  return { code: 'INTERNAL_ERROR', message: 'Something went wrong on our side with this item.' };
-}
-
-/**
- * POST /properties/bulk: the whole batch is checked first (422, nothing written), then each item
- * is created in its own transaction; a refused item fails alone.
- */
-export async function bulkCreate(deps: Deps, actor: Actor, body: BulkCreateInput): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
-  const items = body.properties;
-  const results: BulkItemResult[] = [];
-  for (const [index, item] of items.entries()) {
-    const externalId = item.external_id ?? null;
-    try {
-      const property = await createChecked(deps, actor, item);
-      results.push({ index, external_id: externalId, doorloom_id: property.doorloom_id, status: 'created', property });
-    } catch (error) {
-      results.push({ index, external_id: externalId, doorloom_id: null, status: 'failed', error: itemError(deps, error) });
-    }
-  }
-  return { allCreated: results.every((r) => r.status === 'created'), data: bulkData(results) };
-}
-
-/** PUT /properties/bulk: as bulk create; items name their property and never re-map it. */
-export async function bulkUpdate(deps: Deps, actor: Actor, body: BulkUpdateBodyInput) {
-  const items = body.properties;
-  const results: BulkItemResult[] = [];
-  for (const [index, item] of items.entries()) {
-    const by = item.doorloom_id !== undefined ? { id: item.doorloom_id } : { externalId: item.external_id! };
-    const seen = await selectCoveredBy(deps.db, actor.integrationId, by);
-    // Both given: they must name the same property.
-    const locate: Locate = async (trx) => {
-      const found = await selectCoveredBy(trx, actor.integrationId, by, true);
-      if (found && item.doorloom_id !== undefined && item.external_id !== undefined && found.externalId !== item.external_id) return null;
-      return found;
-    };
-    try {
-      const property = await updateChecked(deps, actor, locate, item, false);
-      results.push({ index, external_id: property.external_id, doorloom_id: property.doorloom_id, status: 'updated', property });
-    } catch (error) {
-      results.push({
-        index,
-        external_id: item.external_id ?? seen?.externalId ?? null,
-        doorloom_id: seen?.id ?? null,
-        status: 'failed',
-        error: itemError(deps, error),
-      });
-    }
-  }
-  return bulkData(results);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@
  * client, and tests may implement it over anything that answers like the service.
  */
 
+import type { components } from '../generated/api.js';
+
 export type WindowedKind = 'availability' | 'rates' | 'restrictions';
 export const WINDOWED_KINDS: readonly WindowedKind[] = ['availability', 'rates', 'restrictions'];
 
@@ -12,30 +14,9 @@ export interface PropertyRef {
   external_id: string | null;
 }
 
-export interface Unit {
-  inventory_id: number;
-  external_unit_id: string | null;
-  name: string;
-  code: string | null;
-  is_active: boolean;
-  is_default: boolean;
-  max_occupancy: number | null;
-  deleted: boolean;
-}
-
-/** The contract's Property block (GET /properties entries). */
-export interface PropertyBlock {
-  doorloom_id: number;
-  external_id: string | null;
-  coverage: string;
-  name: string;
-  property_type: string | null;
-  status: string;
-  is_master: boolean;
-  master_property_id: number;
-  units: Unit[];
-  [extra: string]: unknown;
-}
+/** The contract's Unit and Property block (GET /properties entries), as the OpenAPI document names them. */
+export type Unit = components['schemas']['Unit'];
+export type PropertyBlock = components['schemas']['PropertyBlock'] & { [extra: string]: unknown };
 
 /** A Booking object; the engine reads `id`, `revision` and `updated_at`, and keeps the rest as sent. */
 export interface Booking {

@@ -1,4 +1,5 @@
 import type { Booking, EventEnvelope, PropertyBlock, Unit, WindowedKind } from './api.js';
+import type { components } from '../generated/api.js';
 import { eachDate } from './dates.js';
 
 /**
@@ -34,16 +35,8 @@ export interface Meta {
 
 export const EMPTY_META: Meta = { applied_through: 0, above: [], last_event_at: null, bookings_since: null, backfilled: false, sync_not_before: null };
 
-export interface BlockFields {
-  doorloom_id: number;
-  external_id: string | null;
-  coverage: string;
-  name: string;
-  property_type: string | null;
-  status: string;
-  is_master: boolean;
-  master_property_id: number;
-}
+/** A Property block without its units (kept per unit beside it). */
+export type BlockFields = Omit<components['schemas']['PropertyBlock'], 'units'>;
 
 export interface PropertyRecord {
   id: number;

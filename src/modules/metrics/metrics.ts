@@ -107,33 +107,24 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
     })().finally(() => setImmediate(() => (loading = null))));
 
   // Database-wide figures: every worker reads the same, so the node reports one of them, not their sum.
-  new Gauge({
-    name: 'doorloom_webhook_backlog_events',
-    help: 'Undelivered events per integration (disabled ones excluded).',
-    labelNames: ['integration'] as const,
-    aggregator: 'max',
-    registers: [registry],
-    async collect() {
-      const s = await snapshot();
-      this.reset();
-      for (const i of s.states) if (i.status !== 'disabled') this.set({ integration: i.slug }, s.backlog.get(i.id)?.undelivered ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'doorloom_webhook_oldest_undelivered_seconds',
-    help: 'Age of the oldest undelivered event per integration, in service-clock seconds (0 with none).',
-    labelNames: ['integration'] as const,
-    aggregator: 'max',
-    registers: [registry],
-    async collect() {
-      const s = await snapshot();
-      this.reset();
-      for (const i of s.states) {
-        if (i.status === 'disabled') continue;
-        const oldest = s.backlog.get(i.id)?.oldestAt;
-        this.set({ integration: i.slug }, oldest ? Math.max(0, (s.now - oldest.getTime()) / 1000) : 0);
-      }
-    },
+  /** A gauge per active or paused integration (disabled ones excluded), read from the snapshot. */
+  const perIntegration = (name: string, help: string, value: (s: Snapshot, id: number) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['integration'] as const,
+      aggregator: 'max',
+      registers: [registry],
+      async collect() {
+        const s = await snapshot();
+        this.reset();
+        for (const i of s.states) if (i.status !== 'disabled') this.set({ integration: i.slug }, value(s, i.id));
+      },
+    });
+  perIntegration('doorloom_webhook_backlog_events', 'Undelivered events per integration (disabled ones excluded).', (s, id) => s.backlog.get(id)?.undelivered ?? 0);
+  perIntegration('doorloom_webhook_oldest_undelivered_seconds', 'Age of the oldest undelivered event per integration, in service-clock seconds (0 with none).', (s, id) => {
+    const oldest = s.backlog.get(id)?.oldestAt;
+    return oldest ? Math.max(0, (s.now - oldest.getTime()) / 1000) : 0;
   });
   new Gauge({
     name: 'doorloom_integrations',

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/lib/time.js';
 import {
   availabilityForStay,
-  insertHolds,
   isHoldConflict,
-  lockPropertyCalendar,
-  releaseHolds,
+  releaseStay,
+  reserveStay,
+  type ReserveRequest,
   type StayOptions,
 } from '../../src/modules/calendar/calendar.holds.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
@@ -25,46 +25,69 @@ afterAll(() => ctx.close());
 const stay = (p: FixtureProperty, checkIn: string, checkOut: string, options: StayOptions) =>
   ctx.deps.db.transaction().execute((trx) => availabilityForStay(trx, p.id, checkIn, checkOut, options));
 
+/** reserveStay for an existing bare booking row: the writer only touches it. */
+const reserve = (p: FixtureProperty, bookingId: number, units: Array<number | null>, checkIn: string, checkOut: string, extra: Partial<ReserveRequest> = {}) =>
+  ctx.deps.db.transaction().execute((trx) =>
+    reserveStay(trx, { propertyId: p.id, checkIn, checkOut, channel: 'direct', integrationId: null, units, ...extra }, (unitIds) =>
+      trx
+        .updateTable('bookings')
+        .set({ units: JSON.stringify(unitIds.map((unit_id) => ({ unit_id, adults: 1, children: 0, meal_plan: 'EP' }))) })
+        .where('id', '=', bookingId)
+        .returningAll(),
+    ),
+  );
+const heldBy = (bookingId: number) =>
+  ctx.deps.db.selectFrom('unit_nights').select(['unit_id', 'night']).where('booking_id', '=', bookingId).orderBy('night').orderBy('unit_id').execute();
+const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { code?: string }) => e.code ?? String(e));
+
 describe('holds storage', () => {
-  it('allows one hold per unit and night, enforced by the database', async () => {
+  it('reserveStay holds check_out-exclusive nights with the row, refuses what is taken, and releases', async () => {
     const p = await insertProperty(ctx, { brandId: partner.brandId, units: 1 });
     const [u] = p.unitIds;
     const [b1, b2, b3] = [await makeBooking(ctx, p.id), await makeBooking(ctx, p.id), await makeBooking(ctx, p.id)];
-    await ctx.deps.db.transaction().execute((trx) => insertHolds(trx, b1, [u], addDays(day0, 1), addDays(day0, 4)));
-    const rows = await ctx.deps.db.selectFrom('unit_nights').selectAll().where('unit_id', '=', u).orderBy('night').execute();
-    expect(rows.map((r) => r.night)).toEqual([addDays(day0, 1), addDays(day0, 2), addDays(day0, 3)]); // check_out exclusive
+    const first = await reserve(p, b1, [null], addDays(day0, 1), addDays(day0, 4));
+    expect(first.unitIds).toEqual([u]);
+    expect(first.row.id).toBe(b1);
+    expect(first.row.units).toEqual([{ unit_id: u, adults: 1, children: 0, meal_plan: 'EP' }]);
+    expect((await heldBy(b1)).map((r) => r.night)).toEqual([addDays(day0, 1), addDays(day0, 2), addDays(day0, 3)]);
+    // the returned calendar carries the new holds
+    expect(first.stay.data.holds.get(addDays(day0, 2))?.get(u)).toBe(b1);
 
-    // an overlapping hold by another booking is refused by the primary key, even without any check in code
-    const error = await ctx.deps.db
-      .transaction()
-      .execute((trx) => insertHolds(trx, b2, [u], addDays(day0, 3), addDays(day0, 5)))
-      .then(() => null, (e: unknown) => e);
-    expect(error).not.toBeNull();
-    expect(isHoldConflict(error)).toBe(true);
-    expect(isHoldConflict(new Error('other'))).toBe(false);
-    // nothing of the refused booking remains; adjacent stays are fine
-    await ctx.deps.db.transaction().execute((trx) => insertHolds(trx, b3, [u], addDays(day0, 4), addDays(day0, 6)));
-    expect(await ctx.deps.db.selectFrom('unit_nights').select('booking_id').where('booking_id', '=', b2).execute()).toEqual([]);
+    // an overlapping stay is refused by the decision (409), and leaves nothing behind
+    expect(await codeOf(reserve(p, b2, [u], addDays(day0, 3), addDays(day0, 5)))).toBe('UNAVAILABLE');
+    expect(await heldBy(b2)).toEqual([]);
+    // an adjacent stay is fine
+    await reserve(p, b3, [u], addDays(day0, 4), addDays(day0, 6));
 
-    await ctx.deps.db.transaction().execute((trx) => releaseHolds(trx, b1));
-    const left = await ctx.deps.db.selectFrom('unit_nights').select(['booking_id']).where('unit_id', '=', u).execute();
-    expect(left.length).toBe(2);
-    expect(left.every((r) => r.booking_id === b3)).toBe(true);
+    // a changed booking's own holds count as free and are replaced
+    await reserve(p, b1, [u], addDays(day0, 2), addDays(day0, 4), { bookingId: b1 });
+    expect((await heldBy(b1)).map((r) => r.night)).toEqual([addDays(day0, 2), addDays(day0, 3)]);
+
+    await ctx.deps.db.transaction().execute((trx) => releaseStay(trx, b1));
+    expect(await heldBy(b1)).toEqual([]);
+    expect((await heldBy(b3)).length).toBe(2);
   });
 
-  it('lets exactly one of many concurrent overlapping holds win', async () => {
+  it('refuses an archived property and an unknown one', async () => {
+    const p = await insertProperty(ctx, { brandId: partner.brandId, units: 1 });
+    const b = await makeBooking(ctx, p.id);
+    await ctx.deps.db.updateTable('properties').set({ status: 'archived' }).where('id', '=', p.id).execute();
+    expect(await codeOf(reserve(p, b, [null], addDays(day0, 1), addDays(day0, 2)))).toBe('PROPERTY_ARCHIVED');
+    expect(await codeOf(reserve({ ...p, id: 2_000_000_000 }, b, [null], addDays(day0, 1), addDays(day0, 2)))).toBe('NOT_FOUND');
+    expect(await heldBy(b)).toEqual([]);
+  });
+
+  it('lets exactly one of many concurrent overlapping holds win, by the primary key alone', async () => {
     const p = await insertProperty(ctx, { brandId: partner.brandId, units: 1 });
     const [u] = p.unitIds;
     const bookings: number[] = [];
     for (let i = 0; i < 8; i++) bookings.push(await makeBooking(ctx, p.id));
-    const results = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) =>
-        ctx.deps.db.transaction().execute((trx) => insertHolds(trx, bookings[i], [u], addDays(day0, 10 + (i % 2)), addDays(day0, 13))),
-      ),
-    );
+    // raw inserts, without the calendar lock: the (unit, night) key is the last line of defence
+    const results = await Promise.allSettled(bookings.map((b, i) => hold(ctx, u, addDays(day0, 10 + (i % 2)), addDays(day0, 12), b)));
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
     for (const r of results) if (r.status === 'rejected') expect(isHoldConflict(r.reason)).toBe(true);
+    expect(isHoldConflict(new Error('other'))).toBe(false);
     const holders = await ctx.deps.db.selectFrom('unit_nights').select('booking_id').distinct().where('unit_id', '=', u).execute();
     expect(holders).toHaveLength(1);
   });
@@ -72,19 +95,11 @@ describe('holds storage', () => {
   it('serialises check-then-hold under the property lock, so a cap is never overrun', async () => {
     const p = await insertProperty(ctx, { brandId: partner.brandId, units: 4 });
     await ctx.staff('PUT', `/properties/${p.id}/calendar`, { from: addDays(day0, 20), to: addDays(day0, 21), units_cap: 2 });
-    const attempt = (bookingId: number) =>
-      ctx.deps.db.transaction().execute(async (trx) => {
-        await lockPropertyCalendar(trx, p.id);
-        const a = await availabilityForStay(trx, p.id, addDays(day0, 20), addDays(day0, 22), { channel: 'direct' });
-        const units = a.assign([null]);
-        if (!units) return false;
-        await insertHolds(trx, bookingId, units, addDays(day0, 20), addDays(day0, 22));
-        return true;
-      });
     const bookings: number[] = [];
     for (let i = 0; i < 6; i++) bookings.push(await makeBooking(ctx, p.id));
-    const outcomes = await Promise.all(bookings.map((id) => attempt(id)));
-    expect(outcomes.filter(Boolean)).toHaveLength(2);
+    const outcomes = await Promise.all(bookings.map((id) => codeOf(reserve(p, id, [null], addDays(day0, 20), addDays(day0, 22)))));
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(2);
+    expect(outcomes.filter((o) => o === 'UNAVAILABLE')).toHaveLength(4);
     const held = await ctx.deps.db.selectFrom('unit_nights').select('unit_id').distinct().where('unit_id', 'in', p.unitIds).execute();
     expect(held).toHaveLength(2);
   });

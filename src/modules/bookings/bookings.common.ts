@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
-import { availabilityForStay, isHoldConflict, type StayAvailability } from '../calendar/calendar.holds.js';
+import { availabilityForStay, isHoldConflict, unavailable } from '../calendar/calendar.holds.js';
 import { type StayRules } from './bookings.input.js';
 import { bookingUnits, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import type { UnitEntryInput } from './bookings.schemas.js';
@@ -20,19 +20,6 @@ export const isUniqueViolation = (error: unknown, constraint: string) => {
 // ---------------------------------------------------------------------------------------------
 // Refusals
 
-export const propertyArchived = () =>
-  new AppError(422, 'PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
-export const propertyInactive = () =>
-  new AppError(422, 'PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
-
-export function refuseUnbookable(status: PropertyRef['status']): void {
-  if (status === 'archived') throw propertyArchived();
-  if (status === 'inactive') throw propertyInactive();
-}
-
-export function unavailable(stay: StayAvailability): AppError {
-  return new AppError(409, 'UNAVAILABLE', 'Nothing is free for the whole stay.', { availability: stay.picture() });
-}
 
 export const bookingNotFound = () => notFound('No such booking.');
 
@@ -93,14 +80,6 @@ export function resolveUnits(entries: UnitEntryInput[], units: PropertyUnit[]): 
     children: entry.children ?? 0,
     meal_plan: entry.meal_plan ?? 'EP',
   }));
-}
-
-/** The units of the stay for `requested` (see StayAvailability.assign), or null when they cannot be held. */
-export function assignUnits(stay: StayAvailability, requested: RequestedUnit[], prefer: number[] = []): number[] | null {
-  return stay.assign(
-    requested.map((r) => r.unitId),
-    prefer,
-  );
 }
 
 export function storedUnits(requested: RequestedUnit[], unitIds: number[]): BookingUnit[] {

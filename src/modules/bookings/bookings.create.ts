@@ -2,13 +2,13 @@
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { availabilityForStay, isHoldConflict, lockPropertyStatus } from '../calendar/calendar.holds.js';
+import { isHoldConflict, refuseUnbookable, reserveStay, type PropertyStatus } from '../calendar/calendar.holds.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
-import { insertBookingWithHolds, nextBookingId, selectCreateContext, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
-import { isUniqueViolation, refuseUnbookable, unavailable, type RequestedUnit, resolveUnits, assignUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
+import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Create
@@ -37,9 +37,8 @@ interface StayInput {
 }
 
 /**
- * The write of a new booking inside the caller's transaction, which holds the property's calendar
- * lock and has refused an unbookable property: the availability decision, the booking, its holds
- * and its events.
+ * The write of a new booking inside the caller's transaction: the calendar's decision and holds
+ * (reserveStay, under the property's calendar lock), the booking and its events.
  */
 async function writeNewBooking(
   deps: Deps,
@@ -47,6 +46,8 @@ async function writeNewBooking(
   write: {
     actorIntegrationId: number | null;
     propertyId: number;
+    /** The property's status read under the calendar lock, when the caller took it. */
+    lockedStatus?: PropertyStatus;
     requested: RequestedUnit[];
     input: StayInput;
     ids: ViewIds;
@@ -56,41 +57,43 @@ async function writeNewBooking(
 ): Promise<{ row: BookingRow; appended: AppendResult }> {
   const { actorIntegrationId, propertyId, input } = write;
   const now = deps.clock.now();
-  const stay = await availabilityForStay(trx, propertyId, input.checkIn, input.checkOut, {
-    channel: input.channel,
-    integrationId: actorIntegrationId,
-  });
-  const unitIds = assignUnits(stay, write.requested);
-  if (!unitIds) throw unavailable(stay);
   const id = write.hostId ? await nextBookingId(trx) : undefined;
-  const row = await insertBookingWithHolds(
+  const { row, stay } = await reserveStay(
     trx,
     {
-      ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
-      integration_id: actorIntegrationId,
-      property_id: propertyId,
-      status: input.status,
-      check_in: input.checkIn,
-      check_out: input.checkOut,
-      units: JSON.stringify(storedUnits(write.requested, unitIds)),
-      guest_name: input.guest.name,
-      guest_phone_code: input.guest.phone_code ?? null,
-      guest_mobile: input.guest.mobile ?? null,
-      total: input.total,
-      currency: 'INR',
-      notes: input.notes ?? null,
-      source_channel: input.channel,
-      source_reference: input.reference ?? null,
-      reason: input.reason ?? null,
-      refund_note: input.refundNote ?? null,
-      cancelled_at: null,
-      created_at: now,
-      updated_at: now,
+      propertyId,
+      checkIn: input.checkIn,
+      checkOut: input.checkOut,
+      channel: input.channel,
+      integrationId: actorIntegrationId,
+      units: write.requested.map((r) => r.unitId),
+      lockedStatus: write.lockedStatus,
     },
-    unitIds,
+    (unitIds) =>
+      bookingInsert(trx, {
+        ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
+        integration_id: actorIntegrationId,
+        property_id: propertyId,
+        status: input.status,
+        check_in: input.checkIn,
+        check_out: input.checkOut,
+        units: JSON.stringify(storedUnits(write.requested, unitIds)),
+        guest_name: input.guest.name,
+        guest_phone_code: input.guest.phone_code ?? null,
+        guest_mobile: input.guest.mobile ?? null,
+        total: input.total,
+        currency: 'INR',
+        notes: input.notes ?? null,
+        source_channel: input.channel,
+        source_reference: input.reference ?? null,
+        reason: input.reason ?? null,
+        refund_note: input.refundNote ?? null,
+        cancelled_at: null,
+        created_at: now,
+        updated_at: now,
+      }),
   );
-  // The decision's calendar plus these holds is the state the events must carry.
-  stay.held(unitIds, row.id);
+  // The decision's calendar with these holds is the state the events carry, without a second read.
   const appended = await appendBookingEvents(trx, {
     clock: deps.clock,
     booking: row,
@@ -145,7 +148,16 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
         propertyExternalId: property.externalId,
         aliases: new Map(units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
       };
-      const written = await writeNewBooking(deps, trx, { actorIntegrationId: integrationId, propertyId: property.id, requested, input: stay, ids, hostId: false, targets: context.targets });
+      const written = await writeNewBooking(deps, trx, {
+        actorIntegrationId: integrationId,
+        propertyId: property.id,
+        lockedStatus: property.status,
+        requested,
+        input: stay,
+        ids,
+        hostId: false,
+        targets: context.targets,
+      });
       return { ...written, ids };
     });
   try {
@@ -205,12 +217,7 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, input: H
     const { row } = await retryPicks(
       () => picks,
       () =>
-        withEvents(deps, async (trx) => {
-          const status = await lockPropertyStatus(trx, propertyId);
-          if (status === null) throw notFound('No such property.');
-          refuseUnbookable(status);
-          return writeNewBooking(deps, trx, { actorIntegrationId: null, propertyId, requested, input: stay, ids: NO_IDS, hostId: true });
-        }),
+        withEvents(deps, (trx) => writeNewBooking(deps, trx, { actorIntegrationId: null, propertyId, requested, input: stay, ids: NO_IDS, hostId: true })),
     );
     return bookingView(row, NO_IDS);
   } catch (error) {

@@ -59,32 +59,22 @@ export function selectOwnByExternalId(db: Q, integrationId: number, externalId: 
     .executeTakeFirst();
 }
 
-/**
- * Inserts a booking and holds its units for every night of its stay (check_out exclusive), in
- * one statement. The holds are those of calendar.holds' insertHolds: one unit_nights row per unit
- * and night, whose primary key refuses a second hold (isHoldConflict recognises the refusal).
- */
-export async function insertBookingWithHolds(trx: Transaction<DB>, values: Insertable<BookingsTable>, unitIds: number[]): Promise<BookingRow> {
-  const { rows } = await sql<BookingRow>`
-    with b as (${trx.insertInto('bookings').values(values).returningAll()}),
-    h as (
-      insert into unit_nights (unit_id, night, booking_id)
-      select u.unit_id, d::date, b.id
-      from b, (values ${sql.join(unitIds.map((id) => sql`(${id}::int)`))}) as u(unit_id),
-        generate_series(b.check_in, b.check_out - 1, interval '1 day') as d
-    )
-    select * from b
-  `.execute(trx);
-  return rows[0];
+/** The insert of a new booking, returning it: calendar.holds' reserveStay runs it with the holds. */
+export function bookingInsert(trx: Transaction<DB>, values: Insertable<BookingsTable>) {
+  return trx.insertInto('bookings').values(values).returningAll();
 }
 
-export function updateBookingRow(trx: Q, id: number, set: Updateable<BookingsTable>): Promise<BookingRow> {
+/** The update of a booking (its revision goes up), returning it. */
+export function bookingUpdate(trx: Q, id: number, set: Updateable<BookingsTable>) {
   return trx
     .updateTable('bookings')
     .set({ ...set, revision: sql`revision + 1` })
     .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .returningAll();
+}
+
+export function updateBookingRow(trx: Q, id: number, set: Updateable<BookingsTable>): Promise<BookingRow> {
+  return bookingUpdate(trx, id, set).executeTakeFirstOrThrow();
 }
 
 /** The next booking id (host bookings without an id of their own are named after it). */

@@ -2,14 +2,14 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { availabilityForStay, insertHolds, isHoldConflict, lockPropertyStatus, releaseHolds } from '../calendar/calendar.holds.js';
+import { isHoldConflict, lockPropertyStatus, refuseUnbookable, releaseStay, reserveStay, type PropertyStatus } from '../calendar/calendar.holds.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
 import { withEvents, type AppendResult, type EventTransaction } from '../events/events.log.js';
 import type { CancelBookingInput, UpdateBookingInput } from './bookings.schemas.js';
-import { isHost, isCovered, selectPropertyUnits, selectVisibleBooking, updateBookingRow, type BookingRow, type PropertyUnit, type Viewer } from './bookings.sql.js';
+import { bookingUpdate, isHost, isCovered, selectPropertyUnits, selectVisibleBooking, updateBookingRow, type BookingRow, type PropertyUnit, type Viewer } from './bookings.sql.js';
 import type { BookingStatus, BookingUnit } from './bookings.tables.js';
-import { rulesOf, refuseUnbookable, unavailable, bookingNotFound, type RequestedUnit, resolveUnits, assignUnits, storedUnits, viewOf, type StayRequest, unavailableNow } from './bookings.common.js';
+import { rulesOf, bookingNotFound, type RequestedUnit, resolveUnits, storedUnits, viewOf, type StayRequest, unavailableNow } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Update and cancel
@@ -155,66 +155,74 @@ async function applyChange(
 
   // Holds change when the booking starts or stops holding, or holds other nights or units.
   const holdsChange = wasHolding !== holding || (holding && (datesChanged || unitsChanged));
-  let changedNights: string[] = [];
-  if (holdsChange) {
-    const propertyStatus = await lockPropertyStatus(trx, row.property_id);
-    if (holding && (datesChanged || unitsChanged)) {
-      refuseUnbookable(propertyStatus ?? 'archived');
-      if (!propertyUnits) propertyUnits = await selectPropertyUnits(trx, row.property_id, actorIntegrationId);
-      const request = requested ?? currentUnits.map((u) => ({ ...u, unitId: u.unit_id }));
-      if (!requested) refuseInactiveKept(currentUnits, propertyUnits);
-      attempt.stay = { propertyId: row.property_id, checkIn, checkOut, channel: row.source_channel, integrationId: actorIntegrationId, excludeBookingId: row.id };
-      const stay = await availabilityForStay(trx, row.property_id, checkIn, checkOut, {
-        channel: row.source_channel,
-        excludeBookingId: row.id,
-        integrationId: actorIntegrationId,
-      });
-      const unitIds = assignUnits(
-        stay,
-        request,
-        currentUnits.map((u) => u.unit_id),
-      );
-      if (!unitIds) throw unavailable(stay);
-      units = storedUnits(request, unitIds);
-    }
-    const before = heldNights(row);
-    const after = holding ? heldNights({ status: nextStatus, check_in: checkIn, check_out: checkOut }) : [];
-    changedNights = [...before, ...after];
+  const reserves = holdsChange && holding;
+  let request: RequestedUnit[] = [];
+  let lockedStatus: PropertyStatus | undefined;
+  if (reserves) {
+    // The calendar lock first: the property's refusals come before the units' (decisions §4).
+    lockedStatus = (await lockPropertyStatus(trx, row.property_id)) ?? 'archived';
+    refuseUnbookable(lockedStatus);
+    if (!propertyUnits) propertyUnits = await selectPropertyUnits(trx, row.property_id, actorIntegrationId);
+    request = requested ?? currentUnits.map((u) => ({ ...u, unitId: u.unit_id }));
+    if (!requested) refuseInactiveKept(currentUnits, propertyUnits);
   }
 
-  const set: Record<string, unknown> = {};
-  if (nextStatus !== row.status) set.status = nextStatus;
-  if (checkIn !== row.check_in) set.check_in = checkIn;
-  if (checkOut !== row.check_out) set.check_out = checkOut;
-  if (!sameUnits(units, currentUnits)) set.units = JSON.stringify(units);
-  const field = (key: string, value: unknown, current: unknown) => {
-    if (value !== undefined && value !== current) set[key] = value;
+  /** The row's changes for these units (the dates, status and fields are decided above). */
+  const changes = (stayUnits: BookingUnit[]): Record<string, unknown> => {
+    const set: Record<string, unknown> = {};
+    if (nextStatus !== row.status) set.status = nextStatus;
+    if (checkIn !== row.check_in) set.check_in = checkIn;
+    if (checkOut !== row.check_out) set.check_out = checkOut;
+    if (!sameUnits(stayUnits, currentUnits)) set.units = JSON.stringify(stayUnits);
+    const field = (key: string, value: unknown, current: unknown) => {
+      if (value !== undefined && value !== current) set[key] = value;
+    };
+    field('guest_name', input.guest?.name, row.guest_name);
+    field('guest_phone_code', input.guest?.phone_code, row.guest_phone_code);
+    field('guest_mobile', input.guest?.mobile, row.guest_mobile);
+    if (input.pricing?.total !== undefined && Math.round(input.pricing.total * 100) !== Math.round(Number(row.total) * 100)) set.total = input.pricing.total;
+    field('notes', input.notes, row.notes);
+    field('source_reference', input.source?.reference, row.source_reference);
+    field('reason', input.reason, row.reason);
+    field('refund_note', input.refund_note, row.refund_note);
+    if (set.status === 'cancelled') set.cancelled_at = now;
+    return set;
   };
-  field('guest_name', input.guest?.name, row.guest_name);
-  field('guest_phone_code', input.guest?.phone_code, row.guest_phone_code);
-  field('guest_mobile', input.guest?.mobile, row.guest_mobile);
-  if (input.pricing?.total !== undefined && Math.round(input.pricing.total * 100) !== Math.round(Number(row.total) * 100)) set.total = input.pricing.total;
-  field('notes', input.notes, row.notes);
-  field('source_reference', input.source?.reference, row.source_reference);
-  field('reason', input.reason, row.reason);
-  field('refund_note', input.refund_note, row.refund_note);
-  if (set.status === 'cancelled') set.cancelled_at = now;
 
-  if (Object.keys(set).length === 0) return { row, changed: false };
-
-  if (holdsChange) {
-    await releaseHolds(trx, row.id);
-    if (holding) {
-      await insertHolds(
-        trx,
-        row.id,
-        units.map((u) => u.unit_id),
+  const changedNights = holdsChange
+    ? [...heldNights(row), ...(holding ? heldNights({ status: nextStatus, check_in: checkIn, check_out: checkOut }) : [])]
+    : [];
+  let updated: BookingRow;
+  if (reserves) {
+    // The calendar decides the units (the booking's own nights count as free), replaces the
+    // holds and writes the row, under the property's calendar lock.
+    attempt.stay = { propertyId: row.property_id, checkIn, checkOut, channel: row.source_channel, integrationId: actorIntegrationId, excludeBookingId: row.id };
+    const reservation = await reserveStay(
+      trx,
+      {
+        propertyId: row.property_id,
         checkIn,
         checkOut,
-      );
+        channel: row.source_channel,
+        integrationId: actorIntegrationId,
+        units: request.map((r) => r.unitId),
+        prefer: currentUnits.map((u) => u.unit_id),
+        bookingId: row.id,
+        lockedStatus,
+      },
+      (unitIds) => bookingUpdate(trx, row.id, { ...changes(storedUnits(request, unitIds)), updated_at: now }),
+    );
+    updated = reservation.row;
+  } else {
+    const set = changes(units);
+    if (Object.keys(set).length === 0) return { row, changed: false };
+    if (holdsChange) {
+      // Stops holding (a cancel): under the calendar lock, as every writer of holds.
+      await lockPropertyStatus(trx, row.property_id);
+      await releaseStay(trx, row.id);
     }
+    updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   }
-  const updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   const appended = await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights });
   return { row: updated, changed: true, appended };
 }

@@ -1,25 +1,20 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { AppError, notFound } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
-import { loadCalendarData, type CalendarData } from './calendar.sql.js';
+import { loadCalendarData, lockPropertyStatus, type CalendarData } from './calendar.sql.js';
 
 export { lockPropertyCalendar, lockPropertyStatus } from './calendar.sql.js';
 
 /**
  * Booking holds and the availability rules a booking is checked against (decisions §4).
  *
- * Protocol for the bookings module, inside the booking's transaction:
- *   1. lockPropertyCalendar(trx, propertyId)  — serialises bookers and host edits of the property
- *      (lockPropertyStatus: the same, reading the property's status)
- *   2. availabilityForStay(...)               — decide (assign), or 409 with picture(); held()
- *                                               gives the payloads the calendar with the new holds
- *   3. insertHolds(...)                       — the (unit_id, night) primary key of unit_nights is
- *                                               the database's guarantee of one hold per unit and
- *                                               night; isHoldConflict(error) recognises its violation
- *   4. releaseHolds(trx, bookingId)           — on cancel, or before re-holding changed dates/units
+ * Every booking writer goes through reserveStay (create, host create, a change of dates or units)
+ * or releaseStay (cancel, a booking that stops holding): lock, decide, write, in that order, in
+ * the booking's transaction. availabilityForStay is the read-only decision, for the 409 picture
+ * read again after a lost race.
  */
-
 /** The 409 UNAVAILABLE picture: errors.availability (decisions §4). */
 export interface AvailabilityPicture {
   window: DateWindow;
@@ -143,22 +138,105 @@ function pictureOf(data: CalendarData, window: DateWindow, units: StayAvailabili
   };
 }
 
-/**
- * Holds the units for every night of the stay (check_out exclusive), in one statement. Throws a
- * unique violation (see isHoldConflict) when any (unit, night) is already held.
- */
-export async function insertHolds(trx: Transaction<DB>, bookingId: number, unitIds: number[], checkIn: string, checkOut: string): Promise<void> {
-  if (unitIds.length === 0 || checkOut <= checkIn) return;
-  await sql`
-    insert into unit_nights (unit_id, night, booking_id)
-    select u.id, d::date, ${bookingId}::int
-    from units u cross join generate_series(${checkIn}::date, ${addDays(checkOut, -1)}::date, interval '1 day') as d
-    where u.id in (${sql.join(unitIds)})
-  `.execute(trx);
+export type PropertyStatus = 'active' | 'inactive' | 'archived';
+
+export const propertyArchived = () =>
+  new AppError(422, 'PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
+export const propertyInactive = () =>
+  new AppError(422, 'PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
+
+/** Archived and inactive properties take no bookings (decisions §4). */
+export function refuseUnbookable(status: PropertyStatus): void {
+  if (status === 'archived') throw propertyArchived();
+  if (status === 'inactive') throw propertyInactive();
 }
 
-/** Releases every hold of a booking (cancel, or before holding changed dates or units). */
-export async function releaseHolds(trx: Transaction<DB>, bookingId: number): Promise<void> {
+/** 409 UNAVAILABLE with the per-night picture of the stay. */
+export function unavailable(stay: StayAvailability): AppError {
+  return new AppError(409, 'UNAVAILABLE', 'Nothing is free for the whole stay.', { availability: stay.picture() });
+}
+
+export interface ReserveRequest {
+  propertyId: number;
+  checkIn: string;
+  checkOut: string;
+  /** The booking's source.channel: an `ota_only` block refuses every channel except `direct`. */
+  channel: string;
+  /** Whose unit aliases appear in the 409 picture and the returned calendar (null: none). */
+  integrationId: number | null;
+  /** The stay's units in order: a named unit id, or null for one picked here (see StayAvailability.assign). */
+  units: Array<number | null>;
+  /** Units to pick first (a changed booking keeps its own where they are free). */
+  prefer?: number[];
+  /** A booking being changed: its holds count as free, and are replaced by the new ones. */
+  bookingId?: number;
+  /**
+   * The property's status as the caller read it while taking the calendar lock (a booking
+   * create's first read takes it); without it, reserveStay takes the lock itself.
+   */
+  lockedStatus?: PropertyStatus;
+}
+
+export interface Reservation<R> {
+  /** The units held, in the order of the request. */
+  unitIds: number[];
+  /** What the caller's writer returned: the booking row as written. */
+  row: R;
+  /** The calendar the decision was made on, with the new holds: what the availability events carry. */
+  stay: StayAvailability;
+}
+
+/** The booking's own row write, returning the row with its id (an insert or an update). */
+export type BookingWriter<R> = Compilable<R> & OperationNodeSource;
+
+/**
+ * The one way a booking takes nights (decisions §4), inside the booking's transaction: takes the
+ * property's calendar lock (unless the caller holds it), refuses an unbookable property, decides
+ * the units against the calendar (409 UNAVAILABLE with the picture when nothing fits), writes the
+ * booking through `write(unitIds)` and its holds — one unit_nights row per unit and night,
+ * check_out exclusive — in one statement, and returns the units, the row and the calendar with
+ * the new holds. A changed booking's old holds are released first.
+ *
+ * The lock is what keeps a units_cap or a fresh block from being overtaken by a concurrent
+ * booking; the (unit, night) primary key of unit_nights is the database's guarantee of one hold
+ * per unit and night (isHoldConflict recognises its refusal, when a writer lost a race).
+ */
+export async function reserveStay<R extends { id: number }>(
+  trx: Transaction<DB>,
+  request: ReserveRequest,
+  write: (unitIds: number[]) => BookingWriter<R>,
+): Promise<Reservation<R>> {
+  const status = request.lockedStatus ?? (await lockPropertyStatus(trx, request.propertyId));
+  if (status === null) throw notFound('No such property.');
+  refuseUnbookable(status);
+  const stay = await availabilityForStay(trx, request.propertyId, request.checkIn, request.checkOut, {
+    channel: request.channel,
+    integrationId: request.integrationId,
+    excludeBookingId: request.bookingId,
+  });
+  const unitIds = stay.assign(request.units, request.prefer);
+  if (!unitIds) throw unavailable(stay);
+  if (request.bookingId !== undefined) await releaseStay(trx, request.bookingId);
+  // The row and its holds in one statement: a create makes one round trip for both.
+  const { rows } = await sql<R>`
+    with b as (${write(unitIds)}),
+    h as (
+      insert into unit_nights (unit_id, night, booking_id)
+      select u.unit_id, d::date, b.id
+      from b, (values ${sql.join(unitIds.map((id) => sql`(${id}::int)`))}) as u(unit_id),
+        generate_series(${request.checkIn}::date, ${addDays(request.checkOut, -1)}::date, interval '1 day') as d
+    )
+    select * from b
+  `.execute(trx);
+  stay.held(unitIds, rows[0].id);
+  return { unitIds, row: rows[0], stay };
+}
+
+/**
+ * Releases every hold of a booking (a cancel, a booking that stops holding, or reserveStay
+ * before it holds a changed stay). The caller holds the property's calendar lock.
+ */
+export async function releaseStay(trx: Transaction<DB>, bookingId: number): Promise<void> {
   await trx.deleteFrom('unit_nights').where('booking_id', '=', bookingId).execute();
 }
 

@@ -88,3 +88,18 @@ export async function loadIntegrationWithFigures(db: Q, integrationId: number, w
     },
   };
 }
+
+/**
+ * The integration's status, moved only from one of `from` (false when it was not in one of them):
+ * the webhooks module pauses and resumes delivery through it.
+ */
+export async function setIntegrationStatus(db: Q, integrationId: number, to: 'active' | 'paused', from: Array<'active' | 'paused' | 'disabled'>, at: Date) {
+  const row = await db
+    .updateTable('integrations')
+    .set({ status: to, updated_at: at })
+    .where('id', '=', integrationId)
+    .where('status', 'in', from)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

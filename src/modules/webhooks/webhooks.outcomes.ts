@@ -3,7 +3,8 @@ import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason } from './webhooks.policy.js';
 import type { SendResult } from './webhooks.send.js';
-import { countFailedPing, insertAttempts, lockFailureCounters, setIntegrationStatus, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
+import { countFailedPing, insertAttempts, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
+import { setIntegrationStatus } from '../integrations/integrations.sql.js';
 
 /** One attempt as the attempt log keeps it. */
 export interface Attempt {

@@ -67,18 +67,6 @@ export function countFailedPing(db: Q, integrationId: number, at: Date, nextAtte
     .execute();
 }
 
-/** The integration's status, moved only from one of `from` (null when it was not in one of them). */
-export async function setIntegrationStatus(db: Q, integrationId: number, to: 'active' | 'paused', from: Array<'active' | 'paused' | 'disabled'>, at: Date) {
-  const row = await db
-    .updateTable('integrations')
-    .set({ status: to, updated_at: at })
-    .where('id', '=', integrationId)
-    .where('status', 'in', from)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** The next pending events after `afterSequence`, in order (the partial index events_pending). */
 export function pendingEvents(db: Q, integrationId: number, afterSequence: number, limit: number) {
   return db

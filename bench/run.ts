@@ -43,7 +43,7 @@ import { formatSummary, loadProfiles, summarise, type ProfileSummary } from './l
 import { cleanupAll, createBenchDatabase, freePort, ROOT, startScript, startService, type Service } from './lib/processes.js';
 import { formatMarkdown, formatTable, joinNotes, ordered, round, rows, verdict, type Row } from './lib/report.js';
 import { contendedRun, distinctRun, insertBaselineRun, setupDistinct, type BookingOutcome } from './scenarios/bookings.js';
-import { cpuNote, cpuPer, PROFILING, profiledService, SECONDS, WARMUP_SECONDS, type ProfileSession } from './scenarios/common.js';
+import { cpuNote, cpuPer, measureHooks, PROFILING, profiledService, SECONDS, WARMUP_SECONDS, type ProfileSession } from './scenarios/common.js';
 import { bareMedian, fanOut, manyStreams, Receiver, singleStream, syncRun } from './scenarios/delivery.js';
 import { baselineMe, meLoad } from './scenarios/me.js';
 import { snapshotRun } from './scenarios/snapshots.js';
@@ -165,8 +165,9 @@ async function main() {
       ran.push('GET /me');
     }
     if (wanted('snapshots')) {
-      const s = await snapshotRun(svc, baselineBase);
-      snapshotRow('postgres', s);
+      const hooks = measureHooks(svc.pid, sessionOf(svc), 'availability snapshot (postgres)', db);
+      const s = await snapshotRun(svc, baselineBase, hooks);
+      snapshotRow('postgres', s, hooks.cores());
       ran.push('snapshots');
       log(`snapshot postgres p50 ${s.ours.p50} ms`);
     }
@@ -671,7 +672,7 @@ function pgliteMemoryRow(dataDir: string) {
   });
 }
 
-function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>) {
+function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>, cores: Parameters<typeof cpuNote>[0] = null) {
   const kinds = [['availability', s.ours, s.bare], ...Object.entries(s.others).map(([k, o]) => [k, o.ours, o.bare] as const)] as const;
   for (const [kind, ours, bare] of kinds) {
     push({
@@ -685,7 +686,14 @@ function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>)
       target: '<= 2 ms (p50)',
       p50: ours.p50,
       p99: ours.p99,
-      note: joinNotes(ours.p50 <= 2 ? 'met' : 'not met', `${ours.count} sequential requests, ${ours.bytes} B each`, `${s.bookings} bookings`, 'baseline: bare route, same bytes', 'RATE_LIMITS=off'),
+      note: joinNotes(
+        ours.p50 <= 2 ? 'met' : 'not met',
+        `${ours.count} sequential requests, ${ours.bytes} B each`,
+        `${s.bookings} bookings`,
+        'baseline: bare route, same bytes',
+        'RATE_LIMITS=off',
+        kind === 'availability' && cores && cpuNote(cores, ours.count),
+      ),
       detail: { ours, bare },
     });
   }

@@ -14,7 +14,8 @@ import {
   type DateWindow,
 } from '../../lib/time.js';
 import { appendEvents, withEvents, type AppendResult, type EventTransaction } from '../events/events.log.js';
-import { requireCoveredProperty } from '../properties/properties.resolve.js';
+import { coveredPropertyQuery, requireCoveredProperty } from '../properties/properties.resolve.js';
+import { lastSequenceQuery } from '../events/events.sql.js';
 import {
   buildPayload,
   calendarEventDrafts,
@@ -23,7 +24,7 @@ import {
   type CalendarKind,
   type CalendarSettings,
 } from './calendar.payloads.js';
-import { loadCalendarData, lockPropertyCalendar } from './calendar.sql.js';
+import { loadCalendarData, loadSnapshotData, lockPropertyCalendar } from './calendar.sql.js';
 import type { BlockScope, MealPlansTable } from './calendar.tables.js';
 
 export const SNAPSHOT_MAX_NIGHTS = 92;
@@ -125,26 +126,30 @@ export async function readSnapshot(
   kind: CalendarKind,
   query: { from?: unknown; to?: unknown },
 ): Promise<Snapshot> {
-  return deps.db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .execute(async (trx) => {
-      const property = await requireCoveredProperty(trx, integrationId, propertyRef);
-      // Validated after the property is resolved: an unknown property answers 404 whatever the query.
-      const window = validateSnapshotWindow(query, kolkataDate(deps.clock.now()));
-      const { last_sequence } = await trx
-        .selectFrom('integrations')
-        .select('last_sequence')
-        .where('id', '=', integrationId)
-        .executeTakeFirstOrThrow();
-      const data = await loadCalendarData(trx, property.id, window, new Set([kind]), integrationId);
-      return {
-        sequence: Number(last_sequence),
-        property: { doorloom_id: property.id, external_id: property.externalId },
-        window,
-        data: buildPayload(kind, data, window, settingsOf(deps)),
-      };
-    });
+  let window: DateWindow;
+  try {
+    window = validateSnapshotWindow(query, kolkataDate(deps.clock.now()));
+  } catch (error) {
+    // An unknown property answers 404 whatever the query.
+    await requireCoveredProperty(deps.db, integrationId, propertyRef);
+    throw error;
+  }
+  // One statement, so one database snapshot: the watermark and the calendar agree.
+  const read = await loadSnapshotData(
+    deps.db,
+    coveredPropertyQuery(deps.db, integrationId, propertyRef),
+    lastSequenceQuery(deps.db, integrationId),
+    window,
+    kind,
+    integrationId,
+  );
+  if (!read) throw notFound('No such property.');
+  return {
+    sequence: read.lastSequence,
+    property: { doorloom_id: read.property.id, external_id: read.property.external_id },
+    window,
+    data: buildPayload(kind, read.data, window, settingsOf(deps)),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

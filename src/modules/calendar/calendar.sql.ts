@@ -58,6 +58,17 @@ export interface CalendarData {
 
 const PRICING_COLUMNS = [...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst'] as const;
 
+/** The calendar parts of a document, as the database sends them (see calendarOf). */
+interface CalendarDoc {
+  nights: NightRow[];
+  pricing?: PricingRow | null;
+  meal_plans?: CalendarData['mealPlans'];
+  rules?: RulesRow | null;
+  units?: Array<UnitRow & { position: number }>;
+  unit_blocks?: Array<{ unit_id: number; night: string; block_scope: BlockScope }>;
+  holds?: Array<[unit_id: number, offsets: number[], bookings: number[]]>;
+}
+
 /**
  * Loads the calendar of a property for `span` (inclusive). `kinds` limits the reads to what the
  * requested payloads use; `integrationId` picks whose unit aliases appear (null: none).
@@ -70,14 +81,56 @@ export async function loadCalendarData(
   integrationId: number | null,
   options: { excludeBookingId?: number | null } = {},
 ): Promise<CalendarData> {
-  const wantAvailability = kinds.has('availability');
-  const wantRates = kinds.has('rates');
-  const wantRestrictions = kinds.has('restrictions');
-
   // One round trip: each part is aggregated to JSON inside the database and the whole answer
   // arrives as one text value. Row-by-row transfer costs far more than the queries themselves
   // (on PGlite every value crosses the WebAssembly boundary): ~3,000 holds of a busy 50-unit
   // property over 92 nights take ~30 ms as rows and ~5 ms as one JSON document.
+  const parts = calendarParts(db, sql`${propertyId}::int`, span, kinds, integrationId, options);
+  const { rows } = await sql<{ doc: string }>`select ${jsonObject(parts)}::text as doc`.execute(db);
+  return calendarOf(propertyId, JSON.parse(rows[0].doc) as CalendarDoc, span);
+}
+
+/**
+ * A snapshot's reads in one statement, so in one database snapshot without a transaction around
+ * them: the property named by `property` (a query of its id and the integration's external_id,
+ * or none), the integration's last sequence (the snapshot's watermark) and the calendar of
+ * `span`. Null when the property query finds nothing. Four round trips (begin, property,
+ * sequence, calendar; and commit) became one: p50 of the 92-night, 50-unit availability snapshot
+ * from 10.4 to see docs/performance.md.
+ */
+export async function loadSnapshotData(
+  db: Q,
+  property: Compilable<{ id: number; external_id: string | null }>,
+  lastSequence: Compilable<{ last_sequence: number | string }>,
+  span: DateWindow,
+  kind: CalendarKind,
+  integrationId: number,
+): Promise<{ property: { id: number; external_id: string | null }; lastSequence: number; data: CalendarData } | null> {
+  const parts = calendarParts(db, sql`(select id from prop)`, span, new Set([kind]), integrationId, {});
+  const { rows } = await sql<{ doc: string | null }>`
+    with prop as (${property})
+    select case when exists (select 1 from prop) then json_build_object(
+      'property', (select row_to_json(prop) from prop),
+      'last_sequence', (${lastSequence}),
+      'calendar', ${jsonObject(parts)}
+    )::text end as doc
+  `.execute(db);
+  if (rows[0]?.doc == null) return null;
+  const doc = JSON.parse(rows[0].doc) as { property: { id: number; external_id: string | null }; last_sequence: number | string; calendar: CalendarDoc };
+  return { property: doc.property, lastSequence: Number(doc.last_sequence), data: calendarOf(doc.property.id, doc.calendar, span) };
+}
+
+const jsonObject = (parts: Record<string, RawBuilder<unknown>>) =>
+  sql`json_build_object(${sql.join(Object.entries(parts).map(([name, part]) => sql`${sql.lit(name)}, ${part}`))})`;
+
+function calendarParts(
+  db: Q,
+  propertyId: RawBuilder<number>,
+  span: DateWindow,
+  kinds: ReadonlySet<CalendarKind>,
+  integrationId: number | null,
+  options: { excludeBookingId?: number | null },
+): Record<string, RawBuilder<unknown>> {
   const parts: Record<string, RawBuilder<unknown>> = {
     nights: jsonRows(
       db
@@ -100,16 +153,16 @@ export async function loadCalendarData(
         .where('night', '<=', span.to),
     ),
   };
-  if (wantRates) {
+  if (kinds.has('rates')) {
     parts.pricing = jsonRow(db.selectFrom('properties').select(PRICING_COLUMNS).where('id', '=', propertyId));
     parts.meal_plans = jsonRows(db.selectFrom('meal_plans').select(['code', 'adult_price', 'child_price']).where('property_id', '=', propertyId));
   }
-  if (wantRestrictions) {
+  if (kinds.has('restrictions')) {
     parts.rules = jsonRow(
       db.selectFrom('booking_rules').select(['min_stay', 'max_stay', 'min_advance_days', 'max_advance_days']).where('property_id', '=', propertyId),
     );
   }
-  if (wantAvailability) {
+  if (kinds.has('availability')) {
     parts.units = jsonRows(unitsQuery(db, propertyId, integrationId));
     parts.unit_blocks = jsonRows(
       db
@@ -132,18 +185,10 @@ export async function loadCalendarData(
         ${exclude === null ? sql`` : sql`and h.booking_id <> ${exclude}`}
       group by h.unit_id) as held)`;
   }
-  const fields = Object.entries(parts).map(([name, part]) => sql`${sql.lit(name)}, ${part}`);
-  const { rows } = await sql<{ doc: string }>`select json_build_object(${sql.join(fields)})::text as doc`.execute(db);
-  const doc = JSON.parse(rows[0].doc) as {
-    nights: NightRow[];
-    pricing?: PricingRow | null;
-    meal_plans?: CalendarData['mealPlans'];
-    rules?: RulesRow | null;
-    units?: Array<UnitRow & { position: number }>;
-    unit_blocks?: Array<{ unit_id: number; night: string; block_scope: BlockScope }>;
-    holds?: Array<[unit_id: number, offsets: number[], bookings: number[]]>;
-  };
+  return parts;
+}
 
+function calendarOf(propertyId: number, doc: CalendarDoc, span: DateWindow): CalendarData {
   return {
     propertyId,
     pricing: doc.pricing ?? null,
@@ -157,16 +202,17 @@ export async function loadCalendarData(
 }
 
 function heldByNight(perUnit: Array<[number, number[], number[]]>, from: string): Map<string, Map<number, number>> {
+  // One map per night offset, named once: formatting a date per hold was a tenth of a
+  // 92-night, 50-unit snapshot's service time (3,000+ holds, 92 distinct nights).
+  const byOffset: Array<Map<number, number> | undefined> = [];
+  for (const [unitId, offsets, bookings] of perUnit) {
+    for (let i = 0; i < offsets.length; i++) (byOffset[offsets[i]] ??= new Map()).set(unitId, bookings[i]);
+  }
   const out = new Map<string, Map<number, number>>();
   const epoch = toEpochDay(from);
-  for (const [unitId, offsets, bookings] of perUnit) {
-    offsets.forEach((offset, i) => {
-      const night = fromEpochDay(epoch + offset);
-      let units = out.get(night);
-      if (!units) out.set(night, (units = new Map()));
-      units.set(unitId, bookings[i]);
-    });
-  }
+  byOffset.forEach((units, offset) => {
+    if (units) out.set(fromEpochDay(epoch + offset), units);
+  });
   return out;
 }
 
@@ -196,7 +242,7 @@ function groupByNight<R extends { night: string; unit_id: number }, V>(rows: R[]
   return out;
 }
 
-function unitsQuery(db: Q, propertyId: number, integrationId: number | null) {
+function unitsQuery(db: Q, propertyId: RawBuilder<number>, integrationId: number | null) {
   return db
     .selectFrom('units as u')
     .leftJoin('unit_aliases as a', (join) =>

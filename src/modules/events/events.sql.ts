@@ -94,3 +94,7 @@ export async function insertEvents(
   return inserted[0]?.n ?? 0;
 }
 
+/** The integration's last sequence, as a query to run inside another statement (a snapshot's watermark). */
+export function lastSequenceQuery(db: Kysely<DB> | Transaction<DB>, integrationId: number) {
+  return db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId);
+}

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 
@@ -33,6 +33,22 @@ export async function findCoveredProperty(db: Q, integrationId: number, ref: str
   }
   row ??= await base().where('c.external_id', '=', ref).executeTakeFirst();
   return row ? { id: row.id, externalId: row.external_id, status: row.status, brandId: row.brand_id } : null;
+}
+
+/**
+ * findCoveredProperty as one query (its id and the integration's external_id), for a reader that
+ * runs it inside a statement of its own: the service id is preferred when both match.
+ */
+export function coveredPropertyQuery(db: Q, integrationId: number, ref: string) {
+  const id = /^[1-9][0-9]{0,9}$/.test(ref) && Number(ref) <= 2147483647 ? Number(ref) : null;
+  return db
+    .selectFrom('coverage as c')
+    .innerJoin('properties as p', 'p.id', 'c.property_id')
+    .select(['p.id', 'c.external_id'])
+    .where('c.integration_id', '=', integrationId)
+    .where((eb) => (id === null ? eb('c.external_id', '=', ref) : eb.or([eb('p.id', '=', id), eb('c.external_id', '=', ref)])))
+    .orderBy(sql`p.id = ${id ?? 0}`, 'desc')
+    .limit(1);
 }
 
 /** findCoveredProperty, or 404 NOT_FOUND. */

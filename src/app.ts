@@ -1,4 +1,5 @@
 import swagger from '@fastify/swagger';
+import { lazyRequestLogger } from './http/request-logger.js';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
@@ -40,7 +41,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   let countUnrouted: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   const requestTimeout = deps.config.requestTimeoutMs;
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    ...(options.logger ? { loggerInstance: options.logger, childLoggerFactory: lazyRequestLogger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
     // A request (headers and body) must arrive whole within REQUEST_TIMEOUT_SECONDS, its headers
     // within 10 s of that; a stalled client is answered 408 REQUEST_TIMEOUT (clientErrorHandler)

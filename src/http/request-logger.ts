@@ -1,0 +1,72 @@
+import type { FastifyBaseLogger } from 'fastify';
+
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type Checked = FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
+
+/**
+ * Fastify's childLoggerFactory: the request's logger (bound to its reqId) is made only when the
+ * request logs something at an enabled level. pino's child() per request was a tenth of the
+ * service's time on a cached GET /me at LOG_LEVEL=warn, where most requests log nothing.
+ * A route with a log level of its own gets its child at once (the level is the child's). Its
+ * children (auth binds integration_id or staff_token_id) are lazy the same way.
+ */
+export function lazyRequestLogger(
+  this: unknown,
+  parent: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: { level?: string },
+): FastifyBaseLogger {
+  if (options.level !== undefined) return parent.child(bindings, options);
+  return lazyLogger(() => parent.child(bindings, options), parent as Checked);
+}
+
+/** A logger that calls `make` for the real one on its first enabled log call (a class: one allocation per request). */
+class LazyLogger {
+  private made: Checked | null = null;
+  constructor(
+    private readonly make: () => FastifyBaseLogger,
+    private readonly levels: Checked,
+  ) {}
+  private real(): Checked {
+    return (this.made ??= this.make() as Checked);
+  }
+  get level(): string {
+    return this.made?.level ?? this.levels.level;
+  }
+  set level(value: string) {
+    this.real().level = value;
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.made ?? this.levels).isLevelEnabled?.(level) ?? true;
+  }
+  private log(level: Level, args: unknown[]): void {
+    if (this.made || this.isLevelEnabled(level)) (this.real()[level] as (...a: unknown[]) => void)(...args);
+  }
+  fatal(...args: unknown[]) {
+    this.log('fatal', args);
+  }
+  error(...args: unknown[]) {
+    this.log('error', args);
+  }
+  warn(...args: unknown[]) {
+    this.log('warn', args);
+  }
+  info(...args: unknown[]) {
+    this.log('info', args);
+  }
+  debug(...args: unknown[]) {
+    this.log('debug', args);
+  }
+  trace(...args: unknown[]) {
+    this.log('trace', args);
+  }
+  silent() {}
+  child(bindings: Record<string, unknown>, options: { level?: string } = {}): FastifyBaseLogger {
+    if (options.level !== undefined) return this.real().child(bindings, options);
+    return lazyLogger(() => this.real().child(bindings, options), this as unknown as Checked);
+  }
+}
+
+function lazyLogger(make: () => FastifyBaseLogger, levels: Checked): FastifyBaseLogger {
+  return new LazyLogger(make, levels) as unknown as FastifyBaseLogger;
+}

@@ -39,32 +39,21 @@ class LazyLogger {
   isLevelEnabled(level: string): boolean {
     return (this.made ?? this.levels).isLevelEnabled?.(level) ?? true;
   }
-  private log(level: Level, args: unknown[]): void {
+  log(level: Level, args: unknown[]): void {
     if (this.made || this.isLevelEnabled(level)) (this.real()[level] as (...a: unknown[]) => void)(...args);
-  }
-  fatal(...args: unknown[]) {
-    this.log('fatal', args);
-  }
-  error(...args: unknown[]) {
-    this.log('error', args);
-  }
-  warn(...args: unknown[]) {
-    this.log('warn', args);
-  }
-  info(...args: unknown[]) {
-    this.log('info', args);
-  }
-  debug(...args: unknown[]) {
-    this.log('debug', args);
-  }
-  trace(...args: unknown[]) {
-    this.log('trace', args);
   }
   silent() {}
   child(bindings: Record<string, unknown>, options: { level?: string } = {}): FastifyBaseLogger {
     if (options.level !== undefined) return this.real().child(bindings, options);
     return lazyLogger(() => this.real().child(bindings, options), this as unknown as Checked);
   }
+}
+
+// fatal(…), error(…), … trace(…): each logs at its level.
+for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const) {
+  (LazyLogger.prototype as unknown as Record<Level, (...args: unknown[]) => void>)[level] = function (this: LazyLogger, ...args: unknown[]) {
+    this.log(level, args);
+  };
 }
 
 function lazyLogger(make: () => FastifyBaseLogger, levels: Checked): FastifyBaseLogger {

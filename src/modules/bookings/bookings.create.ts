@@ -36,6 +36,23 @@ interface StayInput {
   refundNote?: string | null;
 }
 
+/** The stay a create body asks for (partner or host), with its id and channel as resolved by the caller. */
+function stayOf(input: CreateBookingInput | HostCreateBookingInput, externalBookingId: string, channel: string): StayInput {
+  return {
+    externalBookingId,
+    checkIn: input.check_in,
+    checkOut: input.check_out,
+    status: input.status ?? 'confirmed',
+    guest: input.guest,
+    total: input.pricing.total,
+    notes: input.notes,
+    channel,
+    reference: input.source?.reference,
+    reason: input.reason,
+    refundNote: input.refund_note,
+  };
+}
+
 /**
  * The write of a new booking inside the caller's transaction: the calendar's decision and holds
  * (reserveStay, under the property's calendar lock), the booking and its events.
@@ -114,19 +131,7 @@ async function writeNewBooking(
  */
 export async function createBooking(deps: Deps, integrationId: number, body: CreateBookingInput): Promise<CreateResult> {
   const input = checkPropertyRef(body);
-  const stay: StayInput = {
-    externalBookingId: input.external_booking_id,
-    checkIn: input.check_in,
-    checkOut: input.check_out,
-    status: input.status ?? 'confirmed',
-    guest: input.guest,
-    total: input.pricing.total,
-    notes: input.notes,
-    channel: input.source.channel,
-    reference: input.source.reference,
-    reason: input.reason,
-    refundNote: input.refund_note,
-  };
+  const stay = stayOf(input, input.external_booking_id, input.source.channel);
   let picks = false;
   let propertyId: number | null = null;
   // One transaction from the first read: the context read takes the property's calendar lock.
@@ -199,19 +204,8 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, input: H
     if (taken) throw validationFailed({ external_booking_id: [`is already used by host booking ${taken.id}`] });
   }
   const requested = resolveUnits(input.units, units);
-  const stay: StayInput = {
-    externalBookingId: input.external_booking_id ?? '',
-    checkIn: input.check_in,
-    checkOut: input.check_out,
-    status: input.status ?? 'confirmed',
-    guest: input.guest,
-    total: input.pricing.total,
-    notes: input.notes,
-    channel: input.source?.channel ?? 'direct',
-    reference: input.source?.reference,
-    reason: input.reason,
-    refundNote: input.refund_note,
-  };
+  // the id defaults to DL-<id> once the id is known; the channel to direct
+  const stay = stayOf(input, input.external_booking_id ?? '', input.source?.channel ?? 'direct');
   try {
     const picks = requested.some((r) => r.unitId === null);
     const { row } = await retryPicks(

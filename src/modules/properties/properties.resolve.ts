@@ -18,26 +18,16 @@ export interface CoveredProperty {
  * that callers answer 404 NOT_FOUND exactly as for a missing property.
  */
 export async function findCoveredProperty(db: Q, integrationId: number, ref: string, forUpdate = false): Promise<CoveredProperty | null> {
-  const base = () => {
-    let q = db
-      .selectFrom('coverage as c')
-      .innerJoin('properties as p', 'p.id', 'c.property_id')
-      .select(['p.id', 'c.external_id', 'p.status', 'p.brand_id'])
-      .where('c.integration_id', '=', integrationId);
-    if (forUpdate) q = q.forUpdate();
-    return q;
-  };
-  let row;
-  if (/^[1-9][0-9]{0,9}$/.test(ref) && Number(ref) <= 2147483647) {
-    row = await base().where('p.id', '=', Number(ref)).executeTakeFirst();
-  }
-  row ??= await base().where('c.external_id', '=', ref).executeTakeFirst();
+  let q = coveredPropertyQuery(db, integrationId, ref).select(['p.status', 'p.brand_id']);
+  if (forUpdate) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
   return row ? { id: row.id, externalId: row.external_id, status: row.status, brandId: row.brand_id } : null;
 }
 
 /**
- * findCoveredProperty as one query (its id and the integration's external_id), for a reader that
- * runs it inside a statement of its own: the service id is preferred when both match.
+ * The covered property named by `ref` as one query (its id and the integration's external_id),
+ * the service id preferred when both match; findCoveredProperty runs it, and a reader may run it
+ * inside a statement of its own.
  */
 export function coveredPropertyQuery(db: Q, integrationId: number, ref: string) {
   const id = /^[1-9][0-9]{0,9}$/.test(ref) && Number(ref) <= 2147483647 ? Number(ref) : null;

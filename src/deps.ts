@@ -11,6 +11,7 @@ import type { AuthCache } from './http/auth.js';
 import type { IdempotencyStatements } from './http/idempotency.js';
 import type { CounterStore } from './http/rate-limit.js';
 import type { IntegrationViewCache } from './modules/integrations/integrations.service.js';
+import type { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
 import type { StaffTokenUses } from './modules/integrations/staff-tokens.service.js';
 import type { Metrics } from './modules/metrics/metrics.js';
 
@@ -51,4 +52,6 @@ export interface RuntimeState {
   rateCounters: CounterStore;
   /** When a staff token's use was last recorded. */
   staffTokenUses: StaffTokenUses;
+  /** Availability snapshots as sent, with the calendar version they were built at. */
+  snapshots: SnapshotCache;
 }

@@ -1,3 +1,4 @@
+import { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
 import cluster from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
@@ -108,6 +109,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
     idempotency: createIdempotencyStatements(database.db),
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
     staffTokenUses: new Map(),
+    snapshots: new SnapshotCache(),
   };
 }
 

@@ -5,6 +5,16 @@ export function successBody(message: string, data: unknown, extra?: Record<strin
   return { success: true, message, data, ...extra };
 }
 
+/** successBody for data already serialised (a cached payload): the same bytes JSON.stringify would give. */
+export function successJson(message: string, dataJson: string): string {
+  return `{"success":true,"message":${JSON.stringify(message)},"data":${dataJson}}`;
+}
+
+/** Sends a body built by successJson; Fastify passes a string with a JSON type through unserialised. */
+export function sendJson(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
 export function sendData(
   reply: FastifyReply,
   status: number,

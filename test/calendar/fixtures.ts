@@ -1,4 +1,5 @@
 import type { TestContext, TestIntegration } from '../helpers/context.js';
+import { touchCalendarQuery } from '../../src/modules/calendar/calendar.sql.js';
 
 export { eventsOf, today } from '../helpers/fixtures.js';
 import { addDays, dayOfWeek } from '../../src/lib/time.js';
@@ -69,6 +70,13 @@ export async function cover(ctx: TestContext, integration: TestIntegration, prop
 
 export async function alias(ctx: TestContext, integration: TestIntegration, unitId: number, externalId: string): Promise<void> {
   await ctx.deps.db.insertInto('unit_aliases').values({ integration_id: integration.id, unit_id: unitId, external_id: externalId }).execute();
+  await touchUnitCalendar(ctx, unitId);
+}
+
+/** What the service's writers of availability's inputs do (touchCalendar), for a fixture that writes them directly. */
+export async function touchUnitCalendar(ctx: TestContext, unitId: number): Promise<void> {
+  const unit = await ctx.deps.db.selectFrom('units').select('property_id').where('id', '=', unitId).executeTakeFirstOrThrow();
+  await touchCalendarQuery(unit.property_id).execute(ctx.deps.db);
 }
 
 /** A bare booking row of a property (the holds tests need real booking ids for unit_nights). */
@@ -103,6 +111,7 @@ export async function hold(ctx: TestContext, unitId: number, from: string, to: s
   const rows = [];
   for (let d = from; d <= to; d = addDays(d, 1)) rows.push({ unit_id: unitId, night: d, booking_id: bookingId });
   await ctx.deps.db.insertInto('unit_nights').values(rows).execute();
+  await touchUnitCalendar(ctx, unitId);
   return bookingId;
 }
 

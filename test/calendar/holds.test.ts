@@ -63,7 +63,7 @@ describe('holds storage', () => {
     await reserve(p, b1, [u], addDays(day0, 2), addDays(day0, 4), { bookingId: b1 });
     expect((await heldBy(b1)).map((r) => r.night)).toEqual([addDays(day0, 2), addDays(day0, 3)]);
 
-    await ctx.deps.db.transaction().execute((trx) => releaseStay(trx, b1));
+    await ctx.deps.db.transaction().execute((trx) => releaseStay(trx, p.id, b1));
     expect(await heldBy(b1)).toEqual([]);
     expect((await heldBy(b3)).length).toBe(2);
   });

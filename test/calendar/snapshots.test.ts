@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dayOfWeek, eachDate } from '../../src/lib/time.js';
 import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
-import { alias, cover, hold, insertProperty, nextDow, today, type FixtureProperty } from './fixtures.js';
+import { alias, cover, hold, insertProperty, nextDow, today, touchUnitCalendar, type FixtureProperty } from './fixtures.js';
 
 let ctx: TestContext;
 let partner: TestIntegration;
@@ -186,6 +186,7 @@ describe('availability payload', () => {
     expect(data.dates[0]).toMatchObject({ available_units: 0, total_units: 2, units_cap: 1 });
 
     await ctx.deps.db.updateTable('units').set({ is_active: false }).where('id', '=', p.unitIds[1]).execute();
+    await touchUnitCalendar(ctx, p.unitIds[1]);
     data = (await snapshot('availability', q(night, night), partner.apiKey, p.id)).json().data.data;
     expect(data.total_units).toBe(1);
     expect(data.units.map((u: { inventory_id: number }) => u.inventory_id)).toEqual([p.unitIds[0]]);

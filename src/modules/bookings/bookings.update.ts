@@ -219,7 +219,7 @@ async function applyChange(
     if (holdsChange) {
       // Stops holding (a cancel): under the calendar lock, as every writer of holds.
       await lockPropertyStatus(trx, row.property_id);
-      await releaseStay(trx, row.id);
+      await releaseStay(trx, row.property_id, row.id);
     }
     updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   }

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
-import { loadCalendarData, lockPropertyStatus, type CalendarData } from './calendar.sql.js';
+import { loadCalendarData, lockPropertyStatus, touchCalendarQuery, type CalendarData } from './calendar.sql.js';
 
 export { lockPropertyCalendar, lockPropertyStatus } from './calendar.sql.js';
 
@@ -216,10 +216,12 @@ export async function reserveStay<R extends { id: number }>(
   });
   const unitIds = stay.assign(request.units, request.prefer);
   if (!unitIds) throw unavailable(stay);
-  if (request.bookingId !== undefined) await releaseStay(trx, request.bookingId);
-  // The row and its holds in one statement: a create makes one round trip for both.
+  if (request.bookingId !== undefined) await releaseStay(trx, request.propertyId, request.bookingId);
+  // The row, its holds and the calendar's new version in one statement: a create makes one round
+  // trip for all three.
   const { rows } = await sql<R>`
     with b as (${write(unitIds)}),
+    v as (${touchCalendarQuery(request.propertyId)}),
     h as (
       insert into unit_nights (unit_id, night, booking_id)
       select u.unit_id, d::date, b.id
@@ -233,11 +235,14 @@ export async function reserveStay<R extends { id: number }>(
 }
 
 /**
- * Releases every hold of a booking (a cancel, a booking that stops holding, or reserveStay
- * before it holds a changed stay). The caller holds the property's calendar lock.
+ * Releases every hold of a booking of the property (a cancel, a booking that stops holding, or
+ * reserveStay before it holds a changed stay). The caller holds the property's calendar lock.
  */
-export async function releaseStay(trx: Transaction<DB>, bookingId: number): Promise<void> {
-  await trx.deleteFrom('unit_nights').where('booking_id', '=', bookingId).execute();
+export async function releaseStay(trx: Transaction<DB>, propertyId: number, bookingId: number): Promise<void> {
+  await sql`
+    with v as (${touchCalendarQuery(propertyId)})
+    delete from unit_nights where booking_id = ${bookingId}
+  `.execute(trx);
 }
 
 /** True for the database's refusal of a second hold on the same unit and night. */

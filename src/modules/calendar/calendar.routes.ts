@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { sendData } from '../../http/envelope.js';
+import { sendData, sendJson } from '../../http/envelope.js';
 import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
 import type { CalendarKind } from './calendar.payloads.js';
@@ -20,7 +20,7 @@ import {
   TaxBody,
   snapshotView,
 } from './calendar.schemas.js';
-import { readSnapshot, setCalendar, setMealPlans, setRateOverrides, setRestrictions, setTax } from './calendar.service.js';
+import { readSnapshot, setCalendar, snapshotBody, setMealPlans, setRateOverrides, setRestrictions, setTax } from './calendar.service.js';
 
 const SNAPSHOTS: Array<{ kind: CalendarKind; data: TSchema; summary: string; message: string }> = [
   { kind: 'availability', data: AvailabilityData, summary: 'Availability snapshot of a property for a window of nights', message: 'Availability retrieved.' },
@@ -45,8 +45,10 @@ export function registerCalendarRoutes(api: FastifyInstance, deps: Deps): void {
           response: { 200: envelope(snapshotView(snapshot.data)), ...errorResponses(401, 403, 404, 422, 429) },
         },
       },
-      async (request, reply) =>
-        sendData(reply, 200, snapshot.message, await readSnapshot(deps, request.integration.id, request.params.property, snapshot.kind, request.query)),
+      async (request, reply) => {
+        const read = await readSnapshot(deps, request.integration.id, request.params.property, snapshot.kind, request.query);
+        return sendJson(reply, 200, snapshotBody(snapshot.message, read));
+      },
     );
   }
 }

@@ -106,19 +106,74 @@ export async function loadSnapshotData(
   span: DateWindow,
   kind: CalendarKind,
   integrationId: number,
-): Promise<{ property: { id: number; external_id: string | null }; lastSequence: number; data: CalendarData } | null> {
+): Promise<(SnapshotHead & { data: CalendarData }) | null> {
   const parts = calendarParts(db, sql`(select id from prop)`, span, new Set([kind]), integrationId, {});
   const { rows } = await sql<{ doc: string | null }>`
     with prop as (${property})
     select case when exists (select 1 from prop) then json_build_object(
       'property', (select row_to_json(prop) from prop),
       'last_sequence', (${lastSequence}),
+      'version', (select version::text from calendar_versions where property_id = (select id from prop)),
       'calendar', ${jsonObject(parts)}
     )::text end as doc
   `.execute(db);
   if (rows[0]?.doc == null) return null;
-  const doc = JSON.parse(rows[0].doc) as { property: { id: number; external_id: string | null }; last_sequence: number | string; calendar: CalendarDoc };
-  return { property: doc.property, lastSequence: Number(doc.last_sequence), data: calendarOf(doc.property.id, doc.calendar, span) };
+  const doc = JSON.parse(rows[0].doc) as {
+    property: SnapshotHead['property'];
+    last_sequence: number | string;
+    version: string | null;
+    calendar: CalendarDoc;
+  };
+  return {
+    property: doc.property,
+    lastSequence: Number(doc.last_sequence),
+    version: doc.version,
+    data: calendarOf(doc.property.id, doc.calendar, span),
+  };
+}
+
+/** What a snapshot reads besides the calendar: the property, the watermark, the calendar's version. */
+export interface SnapshotHead {
+  property: { id: number; external_id: string | null };
+  lastSequence: number;
+  /** The property's calendar version (calendar_versions); null before its first touchCalendar. */
+  version: string | null;
+}
+
+/**
+ * loadSnapshotData without the calendar, in one statement: enough to serve a snapshot built at a
+ * version that still stands. Null when the property query finds nothing.
+ */
+export async function loadSnapshotHead(
+  db: Q,
+  property: Compilable<{ id: number; external_id: string | null }>,
+  lastSequence: Compilable<{ last_sequence: number | string }>,
+): Promise<SnapshotHead | null> {
+  const { rows } = await sql<{ id: number; external_id: string | null; last_sequence: number | string; version: string | null }>`
+    with prop as (${property})
+    select prop.id, prop.external_id, (${lastSequence}) as last_sequence,
+      (select version::text from calendar_versions where property_id = prop.id) as version
+    from prop
+  `.execute(db);
+  const row = rows[0];
+  if (!row) return null;
+  return { property: { id: row.id, external_id: row.external_id }, lastSequence: Number(row.last_sequence), version: row.version };
+}
+
+/**
+ * Moves the version of a property's availability inputs (see the calendar_versions migration).
+ * Every writer of units, unit aliases, unit blocks, holds or the nights' blocks and caps runs it
+ * in the writing transaction, holding the property's calendar lock (or, for a new property, its
+ * fresh row): a snapshot cached at the old version is then never served once the write is
+ * visible, in this process or any other. The statement, to run alone or as a CTE of a writer's.
+ */
+export function touchCalendarQuery(propertyId: number): RawBuilder<unknown> {
+  return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
+    on conflict (property_id) do update set version = excluded.version`;
+}
+
+export async function touchCalendar(trx: Transaction<DB>, propertyId: number): Promise<void> {
+  await touchCalendarQuery(propertyId).execute(trx);
 }
 
 const jsonObject = (parts: Record<string, RawBuilder<unknown>>) =>

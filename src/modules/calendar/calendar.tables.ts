@@ -60,6 +60,13 @@ export interface HorizonMarksTable {
   through: string;
 }
 
+/** The version of a property's availability inputs (see touchCalendar). */
+export interface CalendarVersionsTable {
+  property_id: number;
+  /** bigint: the driver returns it as a string. */
+  version: string;
+}
+
 export interface CalendarTables {
   calendar_nights: CalendarNightsTable;
   unit_blocks: UnitBlocksTable;
@@ -67,4 +74,5 @@ export interface CalendarTables {
   meal_plans: MealPlansTable;
   booking_rules: BookingRulesTable;
   horizon_marks: HorizonMarksTable;
+  calendar_versions: CalendarVersionsTable;
 }

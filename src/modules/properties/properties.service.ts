@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
-import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
+import { lockPropertyCalendar, touchCalendar } from '../calendar/calendar.sql.js';
 import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
 import { createColumns, updateColumns } from './properties.input.js';
 import {
@@ -142,6 +142,7 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
       .execute();
     const aliases = unitInputs.flatMap((u, i) => (typeof u.external_id === 'string' ? [{ unitId: units[i].id, externalId: u.external_id }] : []));
     await insertAliases(trx, actor.integrationId, aliases);
+    await touchCalendar(trx, row.id);
 
     const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
     const appended = await appendEvents(trx, {
@@ -456,6 +457,8 @@ export async function uncoverProperty(deps: Deps, integrationId: number, propert
       integrationId,
       units.map((u) => u.id),
     );
+    // The aliases were in this integration's availability snapshots.
+    await touchCalendar(trx, propertyId);
   });
   return { integration_id: integrationId, property_id: propertyId, coverage: 'removed' };
 }

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.js';
 import { FieldErrorCollector } from '../../http/errors.js';
 import type { PropertyState, RetiredAlias } from './properties.payloads.js';
 import type { UpdateUnitEntry } from './properties.schemas.js';
+import { touchCalendar } from '../calendar/calendar.sql.js';
 import { deleteAliases, insertAliases, insertUnits, selectAliasHolders, type UnitRow } from './properties.sql.js';
 
 export interface UnitMergeResult {
@@ -146,5 +147,7 @@ export async function mergeUnits(
   // Old aliases go first, so that a swap between two units never collides with itself.
   await deleteAliases(trx, integrationId, replaced);
   await insertAliases(trx, integrationId, newAliases);
+  // Units and aliases are what availability snapshots show; cached ones are stale now.
+  await touchCalendar(trx, propertyId);
   return { saleChanged, retired };
 }

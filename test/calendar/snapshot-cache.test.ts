@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { API_PREFIX, buildApp } from '../../src/app.js';
+import { SnapshotCache } from '../../src/modules/calendar/calendar.snapshot-cache.js';
+import { createRuntimeState } from '../../src/runtime.js';
+import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { bookingBody, createVilla, day, newKey, type Villa } from '../bookings/fixtures.js';
+
+// A cached availability snapshot is served only while the property's calendar version stands.
+// Each case below plants a marker payload in the cache at the current version, checks that the
+// marker is what a read then serves (so the cache is really in use), makes one kind of write, and
+// checks that the next read is no longer the marker but what an empty cache would build.
+
+let ctx: TestContext;
+let integ: TestIntegration;
+let villa: Villa;
+let from: string;
+let to: string;
+let other: FastifyInstance;
+
+const MARKER = '"cached"';
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  integ = await ctx.createIntegration();
+  villa = await createVilla(ctx, integ, 3);
+  from = day(ctx, 5);
+  to = day(ctx, 40);
+  // Another process on the same database: the same deps, a runtime state (caches) of its own.
+  other = await buildApp({ ...ctx.deps, state: createRuntimeState(ctx.database, ctx.deps.log) });
+  await other.ready();
+});
+afterAll(async () => {
+  await other.close();
+  await ctx.close();
+});
+
+const path = (ref: string) => `/properties/${encodeURIComponent(ref)}/availability?from=${from}&to=${to}`;
+const read = async (ref = villa.externalId) => {
+  const res = await ctx.api(integ.apiKey, 'GET', path(ref));
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data;
+};
+const keyOf = (ref: string) => SnapshotCache.key(integ.id, ref, from, to);
+
+/** Reads once (filling the cache), swaps the entry's payload for the marker and checks it is served. */
+async function plantMarker(ref = villa.externalId): Promise<void> {
+  await read(ref);
+  const entry = ctx.deps.state.snapshots.get(keyOf(ref));
+  expect(entry, 'the read left an entry').toBeDefined();
+  ctx.deps.state.snapshots.set(keyOf(ref), { ...entry!, json: MARKER });
+  expect((await read(ref)).data).toBe('cached');
+}
+
+/** The snapshot as an empty cache builds it. */
+async function uncached(ref = villa.externalId) {
+  ctx.deps.state.snapshots.delete(keyOf(ref));
+  return read(ref);
+}
+
+async function expectFresh(ref = villa.externalId) {
+  const served = await read(ref);
+  expect(served.data).not.toBe('cached');
+  expect(served).toEqual(await uncached(ref));
+  return served;
+}
+
+const writeHeaders = () => ({ 'idempotency-key': newKey() });
+
+describe('availability snapshot cache', () => {
+  it('serves a snapshot again while nothing changed, with the current watermark', async () => {
+    const first = await read();
+    const second = await read();
+    expect(second).toEqual(first);
+    // An event of another property moves the watermark; the cached payload is still current.
+    const elsewhere = await createVilla(ctx, integ, 1);
+    const third = await read();
+    expect(third.sequence).toBeGreaterThan(first.sequence);
+    expect(third.data).toEqual(first.data);
+    expect(elsewhere.id).not.toBe(villa.id);
+  });
+
+  it('a booking create, a change of dates and a cancel each move the version', async () => {
+    await plantMarker();
+    const created = await ctx.api(integ.apiKey, 'POST', '/bookings', bookingBody(ctx, villa, { check_in: day(ctx, 10), check_out: day(ctx, 12) }), writeHeaders());
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().data.id;
+    let served = await expectFresh();
+    expect(served.data.units[0].unavailable).toEqual([day(ctx, 10), day(ctx, 11)]);
+
+    await plantMarker();
+    const moved = await ctx.api(integ.apiKey, 'PATCH', `/bookings/${id}`, { check_in: day(ctx, 20), check_out: day(ctx, 21) }, writeHeaders());
+    expect(moved.statusCode, moved.body).toBe(200);
+    served = await expectFresh();
+    expect(served.data.units[0].unavailable).toEqual([day(ctx, 20)]);
+
+    await plantMarker();
+    const cancelled = await ctx.api(integ.apiKey, 'POST', `/bookings/${id}/cancel`, { reason: 'guest cancelled' }, writeHeaders());
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    served = await expectFresh();
+    expect(served.data.units[0].unavailable).toEqual([]);
+  });
+
+  it('a host calendar edit moves the version', async () => {
+    await plantMarker();
+    const res = await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 30), to: day(ctx, 31), units_cap: 1 });
+    expect(res.statusCode, res.body).toBe(200);
+    const served = await expectFresh();
+    expect(served.data.dates.find((d: { date: string }) => d.date === day(ctx, 30)).units_cap).toBe(1);
+  });
+
+  it('a partner unit change (name, alias, off sale) moves the version', async () => {
+    await plantMarker();
+    const res = await ctx.api(
+      integ.apiKey,
+      'PUT',
+      `/properties/${encodeURIComponent(villa.externalId)}`,
+      { units: [{ inventory_id: villa.unitIds[1], name: 'Renamed', external_id: 'NEW-ALIAS' }, { inventory_id: villa.unitIds[2], is_active: false }] },
+      writeHeaders(),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const served = await expectFresh();
+    expect(served.data.total_units).toBe(2);
+    expect(served.data.units[1]).toMatchObject({ inventory_id: villa.unitIds[1], name: 'Renamed', external_unit_id: 'NEW-ALIAS' });
+  });
+
+  it('removing coverage drops the aliases from what the integration is served when it covers the property again', async () => {
+    const ref = String(villa.id);
+    await plantMarker(ref);
+    expect((await ctx.staff('DELETE', `/integrations/${integ.id}/coverage/${villa.id}`)).statusCode).toBe(200);
+    expect((await ctx.api(integ.apiKey, 'GET', path(ref))).statusCode).toBe(404);
+    const res = await ctx.staff('PUT', `/integrations/${integ.id}/coverage/${villa.id}`, { external_id: villa.externalId });
+    expect([200, 201]).toContain(res.statusCode);
+    const served = await expectFresh(ref);
+    expect(served.data.units.map((u: { external_unit_id: string | null }) => u.external_unit_id)).toEqual([null, null]);
+  });
+
+  it('a write made by another process moves the version this process checks', async () => {
+    await plantMarker();
+    const res = await other.inject({
+      method: 'POST',
+      url: `${API_PREFIX}/bookings`,
+      headers: { authorization: `Bearer ${integ.apiKey}`, 'content-type': 'application/json', ...writeHeaders() },
+      payload: JSON.stringify(bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[0], adults: 2 }], check_in: day(ctx, 15), check_out: day(ctx, 16) })),
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const served = await expectFresh();
+    expect(served.data.units[0].unavailable).toEqual([day(ctx, 15)]);
+  });
+});
+
+describe('SnapshotCache', () => {
+  it('keeps at most its byte budget, dropping the entry used least recently', () => {
+    const cache = new SnapshotCache(10);
+    const entry = (json: string) => ({ propertyId: 1, version: '1', json });
+    cache.set('a', entry('1234'));
+    cache.set('b', entry('1234'));
+    expect(cache.get('a')).toBeDefined(); // a is now the most recent
+    cache.set('c', entry('1234'));
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBeDefined();
+    expect(cache.get('c')).toBeDefined();
+    cache.set('big', entry('x'.repeat(11)));
+    expect(cache.get('big')).toBeUndefined();
+    expect(cache.size).toBe(2);
+  });
+});

@@ -89,8 +89,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // NUL in a path or query parameter: before any route's own hooks (an Idempotency-Key is not claimed).
   app.addHook('preValidation', refuseNulInUrl);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   // Shutting down: an answer sent from now on closes its connection, so keep-alive clients do not

@@ -261,8 +261,10 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
     await countAddressOnly(reply, window, resetSeconds, bucket);
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) await countUnrouted(request, reply);
+  // A callback hook: a routed request (nearly all) costs no promise here.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404) return done();
+    countUnrouted(request, reply).then(() => done(), done);
   });
 
   const limiter: RateLimiter = {

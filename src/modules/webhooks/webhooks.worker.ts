@@ -55,6 +55,13 @@ function abortRun(run: Run): void {
   run.cancel?.();
 }
 
+/** Delivery headers signed for one event at one second. */
+interface Signed {
+  id: string;
+  timestamp: number;
+  headers: Record<string, string>;
+}
+
 interface Target {
   url: URL | null;
   urlProblem: string | null;
@@ -177,13 +184,23 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     };
   }
 
-  async function send(target: Target, id: string, body: string, run: Run): Promise<SendResult> {
+  /** An event's delivery headers, signed at the current second of the service clock. */
+  function sign(target: Target, id: string, body: string): Signed {
+    const timestamp = Math.floor(deps.clock.nowMs() / 1000);
+    return { id, timestamp, headers: deliveryHeaders({ slug: target.slug, id, timestamp, body, keys: target.keys }) };
+  }
+
+  /**
+   * Posts one event. `presigned` holds headers signed ahead (while the previous event was on the
+   * wire); they are used when they are this event's and still of the current second.
+   */
+  async function send(target: Target, id: string, body: string, run: Run, presigned: Signed | null = null): Promise<SendResult> {
     let result: SendResult;
     if (!target.url) {
       result = { ok: false, status: null, error: target.urlProblem, durationMs: 0, body: null };
     } else {
-      const timestamp = Math.floor(deps.clock.nowMs() / 1000);
-      const headers = deliveryHeaders({ slug: target.slug, id, timestamp, body, keys: target.keys });
+      const fresh = presigned !== null && presigned.id === id && presigned.timestamp === Math.floor(deps.clock.nowMs() / 1000);
+      const { headers } = fresh ? presigned : sign(target, id, body);
       result = await sender.send({ url: target.url, headers, body, timeoutMs: target.timeoutMs, cancellable: (cancel) => (run.cancel = cancel) });
     }
     deps.metrics?.deliveryAttempt(result);
@@ -266,7 +283,9 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
 
         const target = await targetOf(state);
         let failed = false;
-        for (const event of batch) {
+        let presigned: Signed | null = null;
+        for (let i = 0; i < batch.length; i++) {
+          const event = batch[i];
           if (!live()) return 'stopped';
           if (!target.types.has(event.type)) {
             // the subscription changed after it was recorded: not delivered any more
@@ -275,7 +294,19 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
             continue;
           }
           const at = deps.clock.nowMs();
-          const result = await send(target, event.id, event.body, run);
+          const sending = send(target, event.id, event.body, run, presigned);
+          presigned = null;
+          // The next event is signed while this one is on the wire (the two HMACs of a 3.7 KB body
+          // were ~10 % of the stream's CPU): in the loop's check phase, once this request has been
+          // written. It goes only once this one is answered 2xx; an answer that comes first leaves
+          // it to be signed as it is sent.
+          const following = batch[i + 1];
+          const signing =
+            following && target.url && target.types.has(following.type)
+              ? setImmediate(() => (presigned = sign(target, following.id, following.body)))
+              : null;
+          const result = await sending;
+          if (signing) clearImmediate(signing);
           const attempt: Attempt = { eventId: event.id, eventType: event.type, sequence: event.sequence, attempt: event.attempts + 1, at, result };
           if (run.aborted) {
             // outcome unknown: it stays pending and goes again; the attempt log says so

@@ -36,8 +36,8 @@ export interface StayAvailability {
    * can be booked together; null when they cannot.
    */
   assign(requested: Array<number | null>, prefer?: number[]): number[] | null;
-  /** Marks the units held by the booking on every night of the stay in `data` (after the holds are written). */
-  held(unitIds: number[], bookingId: number): void;
+  /** Marks the units held on every night of the stay in `data` (after the holds are written). */
+  held(unitIds: number[]): void;
   /** The per-night picture for 409 UNAVAILABLE. */
   picture(): AvailabilityPicture;
   /**
@@ -117,11 +117,11 @@ export async function availabilityForStay(
       let next = 0;
       return requested.map((id) => id ?? picked[next++]);
     },
-    held(unitIds, bookingId) {
+    held(unitIds) {
       for (const night of nights) {
         let held = data.holds.get(night);
-        if (!held) data.holds.set(night, (held = new Map()));
-        for (const unitId of unitIds) held.set(unitId, bookingId);
+        if (!held) data.holds.set(night, (held = new Set()));
+        for (const unitId of unitIds) held.add(unitId);
       }
     },
     picture: () => pictureOf(data, window, units),
@@ -230,7 +230,7 @@ export async function reserveStay<R extends { id: number }>(
     )
     select * from b
   `.execute(trx);
-  stay.held(unitIds, rows[0].id);
+  stay.held(unitIds);
   return { unitIds, row: rows[0], stay };
 }
 

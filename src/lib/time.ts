@@ -34,6 +34,9 @@ export function startOfKolkataDate(date: string): Date {
   return new Date(toEpochDay(date) * DAY_MS - IST_OFFSET_MS);
 }
 
+/** The refusal of a value that is not a real date written `YYYY-MM-DD` (see isValidDate). */
+export const DATE_MESSAGE = 'must be a date written YYYY-MM-DD';
+
 /** True for a real calendar date written `YYYY-MM-DD`. */
 export function isValidDate(value: unknown): value is string {
   if (typeof value !== 'string') return false;

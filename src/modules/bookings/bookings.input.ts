@@ -1,5 +1,5 @@
 import { AppError, validationFailed, type FieldErrors } from '../../http/errors.js';
-import { daysBetween, isValidDate, startOfKolkataDate } from '../../lib/time.js';
+import { DATE_MESSAGE, daysBetween, isValidDate, startOfKolkataDate } from '../../lib/time.js';
 import { MAX_UNITS_PER_BOOKING, type CreateBookingInput, type UnitEntryInput } from './bookings.schemas.js';
 
 /**
@@ -11,7 +11,6 @@ import { MAX_UNITS_PER_BOOKING, type CreateBookingInput, type UnitEntryInput } f
 type Obj = Record<string, unknown>;
 const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const DATE_MESSAGE = 'must be a date written YYYY-MM-DD';
 /** A booking body that is not an object is refused with this message (key `body`). */
 export const NOT_AN_OBJECT = 'must be a JSON object';
 

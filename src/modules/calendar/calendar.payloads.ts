@@ -19,6 +19,8 @@ export interface CalendarSettings {
   maxStayNights: number;
 }
 
+export const calendarSettings = (config: { maxStayNights: number }): CalendarSettings => ({ maxStayNights: config.maxStayNights });
+
 export const DEFAULT_RULES = { min_stay: 1, min_advance_days: 0, max_advance_days: 730 } as const;
 
 // ---------------------------------------------------------------------------------------------

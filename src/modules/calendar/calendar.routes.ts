@@ -20,7 +20,8 @@ import {
   TaxBody,
   snapshotView,
 } from './calendar.schemas.js';
-import { readSnapshot, setCalendar, snapshotBody, setMealPlans, setRateOverrides, setRestrictions, setTax } from './calendar.service.js';
+import { setCalendar, setMealPlans, setRateOverrides, setRestrictions, setTax } from './calendar.service.js';
+import { readSnapshot, snapshotBody } from './calendar.snapshots.js';
 
 const SNAPSHOTS: Array<{ kind: CalendarKind; data: TSchema; summary: string; message: string }> = [
   { kind: 'availability', data: AvailabilityData, summary: 'Availability snapshot of a property for a window of nights', message: 'Availability retrieved.' },

@@ -1,7 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { successJson } from '../../http/envelope.js';
 import { FieldErrorCollector, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import {
@@ -9,32 +8,27 @@ import {
   clampToHorizon,
   daysBetween,
   horizonWindows,
+  DATE_MESSAGE,
   isValidDate,
   kolkataDate,
   splitByMonth,
   type DateWindow,
 } from '../../lib/time.js';
 import { appendEvents, withEvents, type AppendResult, type EventTransaction } from '../events/events.log.js';
-import { coveredPropertyQuery, requireCoveredProperty } from '../properties/properties.resolve.js';
-import { lastSequenceQuery } from '../events/events.sql.js';
 import {
   buildPayload,
   calendarEventDrafts,
+  calendarSettings,
   mealPlansOf,
   rulesOf,
   type CalendarKind,
   type CalendarSettings,
 } from './calendar.payloads.js';
-import { loadCalendarData, loadSnapshotData, loadSnapshotHead, lockPropertyCalendar, touchCalendar, type SnapshotHead } from './calendar.sql.js';
-import { SnapshotCache } from './calendar.snapshot-cache.js';
+import { loadCalendarData, lockPropertyCalendar, touchCalendar } from './calendar.sql.js';
+import { SNAPSHOT_HORIZON_DAYS } from './calendar.snapshots.js';
 import type { BlockScope, MealPlansTable } from './calendar.tables.js';
 
-export const SNAPSHOT_MAX_NIGHTS = 92;
-export const SNAPSHOT_HORIZON_DAYS = 730;
-
-const DATE_MESSAGE = 'must be a date written YYYY-MM-DD';
-
-const settingsOf = (deps: Deps): CalendarSettings => ({ maxStayNights: deps.config.maxStayNights });
+const settingsOf = (deps: Deps): CalendarSettings => calendarSettings(deps.config);
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -77,104 +71,6 @@ export async function appendCalendarEvents(trx: EventTransaction, options: Calen
       return calendarEventDrafts(trx, options.propertyId, options.kinds, windows, target, options.settings);
     },
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Snapshots
-
-/** Checks a snapshot window (contract: Snapshots); every refusal of the window is keyed on `to`. */
-export function validateSnapshotWindow(query: { from?: unknown; to?: unknown }, today: string): DateWindow {
-  const errors = new FieldErrorCollector();
-  const { from, to } = query;
-  if (from === undefined || from === '') errors.add('from', 'is required');
-  else if (!isValidDate(from)) errors.add('from', DATE_MESSAGE);
-  if (to === undefined || to === '') errors.add('to', 'is required');
-  else if (!isValidDate(to)) errors.add('to', DATE_MESSAGE);
-  errors.throwIfAny();
-  const window = { from: from as string, to: to as string };
-  const horizon = addDays(today, SNAPSHOT_HORIZON_DAYS);
-  if (window.to < window.from) errors.add('to', 'must be on or after from');
-  else if (daysBetween(window.from, window.to) + 1 > SNAPSHOT_MAX_NIGHTS) {
-    errors.add('to', `the window must not exceed ${SNAPSHOT_MAX_NIGHTS} days (from ${window.from}, at most ${addDays(window.from, SNAPSHOT_MAX_NIGHTS - 1)})`);
-  }
-  if (window.to > horizon) errors.add('to', `must not be more than ${SNAPSHOT_HORIZON_DAYS} days ahead of today (at most ${horizon})`);
-  errors.throwIfAny();
-  return window;
-}
-
-export interface Snapshot {
-  sequence: number;
-  property: { doorloom_id: number; external_id: string | null };
-  window: DateWindow;
-  /** The payload, as JSON (an availability payload may be one built earlier at the same calendar version). */
-  dataJson: string;
-}
-
-/**
- * A snapshot of one payload type for one window, with its watermark.
- *
- * Why the watermark is safe: the sequence and the payload come from ONE statement, i.e. one
- * database snapshot. Every write records its events (bumping integrations.last_sequence) in the
- * same transaction as the change itself. So a concurrent write is either committed before our
- * snapshot (its change is in the payload AND its events are at or below the watermark, already
- * included) or not (its change is absent AND its events get sequences above the watermark, which
- * the partner applies on top). No write can be missing both from the payload and from the events
- * after the watermark. On PGlite statements are serialised outright, which gives the same
- * guarantee.
- *
- * An availability payload built earlier is sent again when the statement that reads the watermark
- * finds the property's calendar at the version it was built at (calendar.snapshot-cache.ts): the
- * payload is then the one this database snapshot would build. On the 92-night, 50-unit bench
- * property, repeated reads went from a p50 of 2.3 to 0.7 ms on PostgreSQL (CPU per read: service
- * 1.35 → 0.55 ms, PostgreSQL 1.2 → 0.1 ms) and from 3.8 to 1.0 ms on PGlite. The first read after
- * a change makes both statements: 2.7 ms on PostgreSQL, 4.8 on PGlite. Checking the version inside
- * the big statement instead (one round trip either way) measured 0.9 / 1.6 ms for repeated reads
- * and 2.6 / 4.1 after a change: PostgreSQL then plans the whole calendar query on every read.
- */
-export async function readSnapshot(
-  deps: Deps,
-  integrationId: number,
-  propertyRef: string,
-  kind: CalendarKind,
-  query: { from?: unknown; to?: unknown },
-): Promise<Snapshot> {
-  let window: DateWindow;
-  try {
-    window = validateSnapshotWindow(query, kolkataDate(deps.clock.now()));
-  } catch (error) {
-    // An unknown property answers 404 whatever the query.
-    await requireCoveredProperty(deps.db, integrationId, propertyRef);
-    throw error;
-  }
-  const snapshot = (head: SnapshotHead, dataJson: string): Snapshot => ({
-    sequence: head.lastSequence,
-    property: { doorloom_id: head.property.id, external_id: head.property.external_id },
-    window,
-    dataJson,
-  });
-  const property = coveredPropertyQuery(deps.db, integrationId, propertyRef);
-  const lastSequence = lastSequenceQuery(deps.db, integrationId);
-  const cache = kind === 'availability' ? deps.state.snapshots : null;
-  const key = SnapshotCache.key(integrationId, propertyRef, window.from, window.to);
-  const cached = cache?.get(key);
-  if (cached) {
-    const head = await loadSnapshotHead(deps.db, property, lastSequence);
-    if (!head) throw notFound('No such property.');
-    if (head.property.id === cached.propertyId && head.version === cached.version) return snapshot(head, cached.json);
-  }
-  // One statement, so one database snapshot: the watermark and the calendar agree.
-  const read = await loadSnapshotData(deps.db, property, lastSequence, window, kind, integrationId);
-  if (!read) throw notFound('No such property.');
-  const dataJson = JSON.stringify(buildPayload(kind, read.data, window, settingsOf(deps)));
-  if (cache && read.version !== null) cache.set(key, { propertyId: read.property.id, version: read.version, json: dataJson });
-  else cache?.delete(key);
-  return snapshot(read, dataJson);
-}
-
-/** A snapshot's response body: the success envelope around it. */
-export function snapshotBody(message: string, s: Snapshot): string {
-  const head = JSON.stringify({ sequence: s.sequence, property: s.property, window: s.window });
-  return successJson(message, `${head.slice(0, -1)},"data":${s.dataJson}}`);
 }
 
 // ---------------------------------------------------------------------------------------------

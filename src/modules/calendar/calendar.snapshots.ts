@@ -57,9 +57,11 @@ export interface Snapshot {
  * payload is then the one this database snapshot would build. On the 92-night, 50-unit bench
  * property, repeated reads went from a p50 of 2.3 to 0.7 ms on PostgreSQL (CPU per read: service
  * 1.35 → 0.55 ms, PostgreSQL 1.2 → 0.1 ms) and from 3.8 to 1.0 ms on PGlite. The first read after
- * a change makes both statements: 2.7 ms on PostgreSQL, 4.8 on PGlite. Checking the version inside
- * the big statement instead (one round trip either way) measured 0.9 / 1.6 ms for repeated reads
- * and 2.6 / 4.1 after a change: PostgreSQL then plans the whole calendar query on every read.
+ * a change makes both statements: 2.0–2.2 ms on PostgreSQL, 3.8–4.0 on PGlite (after the holds
+ * query of calendar.sql was reworked). Checking the version inside the big statement instead (one
+ * round trip either way) measured 0.9 / 1.6 ms for repeated reads and 2.6 / 4.1 after a change (at
+ * 2.7 / 4.8 for this way then): every read then builds and sends the whole calendar query, and
+ * PGlite, which runs no named statements, plans it.
  */
 export async function readSnapshot(
   deps: Deps,

@@ -35,12 +35,12 @@ const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
  * Named statements of one PGlite session. PGlite's query() sends every statement unnamed (parse,
  * describe, bind, describe, execute, sync: six calls into WebAssembly) and PostgreSQL plans it
  * each time. A data statement with parameters is parsed once under a name instead, with its
- * parameter types kept, and then runs as bind, describe, execute and sync in one call: a primary
+ * parameter types kept, and then runs as bind, describe, execute and sync in one call. A primary
  * key read went from 0.19 to 0.07 ms, a plan-heavy one from 1.38 to 1.09 ms; through the API,
- * booking creates went from 196 to 441–449/s (CPU per create 5.5 → 2.5 ms), the first availability
- * read after a change from 3.8–4.0 to 2.6–2.7 ms, a repeated one from 0.9 to 0.6 ms. Names are per search
- * path (a statement's tables are resolved when it is parsed); at most MAX_NAMED per session, past
- * that statements run unnamed as before.
+ * booking creates went from 196 to 441–449/s (CPU per create 5.5 → 2.5 ms), the first
+ * availability read after a change from 3.8–4.0 to 2.6–2.7 ms, a repeated one from 0.9 to 0.6 ms.
+ * Names are per search path (a statement's tables are resolved when it is parsed); at most
+ * MAX_NAMED per session, past that statements run unnamed as before.
  */
 interface Named {
   name: string;

@@ -325,6 +325,7 @@ export async function hostCreateProperty(deps: Deps, brandId: number, input: Cre
     });
     // Omitted: one default unit named after the property (decisions §5).
     await insertUnits(trx, newUnitRows(row.id, input.units ?? [{ name: input.name }], now));
+    await touchCalendar(trx, row.id);
     return row.id;
   });
   return staffPropertyView(deps, id);

@@ -1,5 +1,6 @@
 import type { TestContext, TestIntegration } from '../helpers/context.js';
-import { touchCalendarQuery } from '../../src/modules/calendar/calendar.sql.js';
+import { sql } from 'kysely';
+import { touchCalendarQuery, touchUnitHoldsQuery } from '../../src/modules/calendar/calendar.sql.js';
 
 export { eventsOf, today } from '../helpers/fixtures.js';
 import { addDays, dayOfWeek } from '../../src/lib/time.js';
@@ -77,6 +78,7 @@ export async function alias(ctx: TestContext, integration: TestIntegration, unit
 export async function touchUnitCalendar(ctx: TestContext, unitId: number): Promise<void> {
   const unit = await ctx.deps.db.selectFrom('units').select('property_id').where('id', '=', unitId).executeTakeFirstOrThrow();
   await touchCalendarQuery(unit.property_id).execute(ctx.deps.db);
+  await touchUnitHoldsQuery(sql`select ${unitId}::int as unit_id`).execute(ctx.deps.db);
 }
 
 /** A bare booking row of a property (the holds tests need real booking ids for unit_nights). */

@@ -135,6 +135,43 @@ describe('availability snapshot cache', () => {
     expect(served.data.units.map((u: { external_unit_id: string | null }) => u.external_unit_id)).toEqual([null, null]);
   });
 
+  it('a rebuild reads again only the holds of units whose hold version moved', async () => {
+    // unit 2 holds a night, so it has a hold version; the next read keeps its holds with it
+    const held = await ctx.api(integ.apiKey, 'POST', '/bookings', bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[1], adults: 2 }], check_in: day(ctx, 25), check_out: day(ctx, 26) }), writeHeaders());
+    expect(held.statusCode, held.body).toBe(201);
+    await read();
+    const entry = ctx.deps.state.snapshots.get(keyOf(villa.externalId))!;
+    const kept = entry.holds!.get(villa.unitIds[1])!;
+    expect(kept.version).not.toBeNull();
+    // a planted night (the window's first) at the same version: served only if those holds are reused
+    ctx.deps.state.snapshots.set(keyOf(villa.externalId), { ...entry, holds: new Map(entry.holds!).set(villa.unitIds[1], { ...kept, nights: [0, ...(kept.nights ?? [])] }) });
+    const unavailable = (data: { units: Array<{ inventory_id: number; unavailable: string[] }> }, unitId: number) => data.units.find((u) => u.inventory_id === unitId)!.unavailable;
+
+    // a host edit moves the property's version, not the units' hold versions
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 33), to: day(ctx, 33), units_cap: 2 })).statusCode).toBe(200);
+    let served = (await read()).data;
+    expect(unavailable(served, villa.unitIds[1])).toContain(from);
+    expect(served.dates.find((d: { date: string }) => d.date === day(ctx, 33)).units_cap).toBe(2);
+
+    // a booking of unit 1 (through another process) is read again; unit 2's kept holds still stand
+    const other1 = await other.inject({
+      method: 'POST',
+      url: `${API_PREFIX}/bookings`,
+      headers: { authorization: `Bearer ${integ.apiKey}`, 'content-type': 'application/json', ...writeHeaders() },
+      payload: JSON.stringify(bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[0], adults: 2 }], check_in: day(ctx, 27), check_out: day(ctx, 28) })),
+    });
+    expect(other1.statusCode, other1.body).toBe(201);
+    served = (await read()).data;
+    expect(unavailable(served, villa.unitIds[0])).toContain(day(ctx, 27));
+    expect(unavailable(served, villa.unitIds[1])).toContain(from);
+
+    // cancelling unit 2's booking moves its hold version: its holds are read again, the planted night goes
+    expect((await ctx.api(integ.apiKey, 'POST', `/bookings/${held.json().data.id}/cancel`, { reason: 'guest cancelled' }, writeHeaders())).statusCode).toBe(200);
+    await expectFresh();
+    expect(unavailable((await read()).data, villa.unitIds[1])).not.toContain(from);
+    expect((await ctx.api(integ.apiKey, 'POST', `/bookings/${other1.json().data.id}/cancel`, { reason: 'guest cancelled' }, writeHeaders())).statusCode).toBe(200);
+  });
+
   it('a write made by another process moves the version this process checks', async () => {
     await plantMarker();
     const res = await other.inject({
@@ -152,7 +189,7 @@ describe('availability snapshot cache', () => {
 describe('SnapshotCache', () => {
   it('keeps at most its byte budget, dropping the entry used least recently', () => {
     const cache = new SnapshotCache(10);
-    const entry = (json: string) => ({ propertyId: 1, version: '1', json });
+    const entry = (json: string) => ({ propertyId: 1, version: '1', json, holds: null });
     cache.set('a', entry('1234'));
     cache.set('b', entry('1234'));
     expect(cache.get('a')).toBeDefined(); // a is now the most recent

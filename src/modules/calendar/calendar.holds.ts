@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
-import { loadCalendarData, lockPropertyStatus, touchCalendarQuery, type CalendarData } from './calendar.sql.js';
+import { loadCalendarData, lockPropertyStatus, touchCalendarQuery, touchUnitHoldsQuery, type CalendarData } from './calendar.sql.js';
 
 export { lockPropertyCalendar, lockPropertyStatus } from './calendar.sql.js';
 
@@ -222,6 +222,7 @@ export async function reserveStay<R extends { id: number }>(
   const { rows } = await sql<R>`
     with b as (${write(unitIds)}),
     v as (${touchCalendarQuery(request.propertyId)}),
+    hv as (${touchUnitHoldsQuery(sql`select * from (values ${sql.join(unitIds.map((id) => sql`(${id}::int)`))}) as u(unit_id)`)}),
     h as (
       insert into unit_nights (unit_id, night, booking_id)
       select u.unit_id, d::date, b.id
@@ -240,8 +241,9 @@ export async function reserveStay<R extends { id: number }>(
  */
 export async function releaseStay(trx: Transaction<DB>, propertyId: number, bookingId: number): Promise<void> {
   await sql`
-    with v as (${touchCalendarQuery(propertyId)})
-    delete from unit_nights where booking_id = ${bookingId}
+    with v as (${touchCalendarQuery(propertyId)}),
+    released as (delete from unit_nights where booking_id = ${bookingId} returning unit_id)
+    ${touchUnitHoldsQuery(sql`select distinct unit_id from released`)}
   `.execute(trx);
 }
 

@@ -1,3 +1,5 @@
+import type { UnitHolds } from './calendar.sql.js';
+
 /**
  * Availability snapshots as sent, by what was asked (integration, property reference, window),
  * with the property and the calendar version they were built at. A snapshot is served again only
@@ -7,20 +9,31 @@
  * at that watermark, whichever process wrote. Rates and restrictions also depend on prices, meal
  * plans, rules and settings, which no version covers: they are built on every read.
  *
- * One per runtime (Deps.state.snapshots), bounded by the bytes of the payloads it keeps; the
- * entry used least recently goes first.
+ * One per runtime (Deps.state.snapshots), bounded by the bytes of what it keeps; the entry used
+ * least recently goes first.
  */
 export interface CachedSnapshot {
   propertyId: number;
   version: string;
   /** The availability payload (a snapshot's `data.data`) as JSON. */
   json: string;
+  /** The holds it was built from, per unit with the unit's hold version: a rebuild reads only the moved ones. */
+  holds: UnitHolds | null;
+}
+
+/** What an entry keeps, about: the payload's characters and 8 bytes per unit and night held. */
+function sizeOf(entry: CachedSnapshot): number {
+  let size = entry.json.length;
+  if (entry.holds) for (const { nights } of entry.holds.values()) size += 32 + 8 * (nights?.length ?? 0);
+  return size;
 }
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
 export class SnapshotCache {
   private readonly entries = new Map<string, CachedSnapshot>();
+  /** Each entry's size as counted when it was set (its holds map may be shared with a later entry). */
+  private readonly sizes = new Map<string, number>();
   private bytes = 0;
 
   constructor(private readonly maxBytes = DEFAULT_MAX_BYTES) {}
@@ -41,21 +54,21 @@ export class SnapshotCache {
 
   set(key: string, entry: CachedSnapshot): void {
     this.delete(key);
-    if (entry.json.length > this.maxBytes) return;
+    const size = sizeOf(entry);
+    if (size > this.maxBytes) return;
     this.entries.set(key, entry);
-    this.bytes += entry.json.length;
-    for (const [oldest, old] of this.entries) {
+    this.sizes.set(key, size);
+    this.bytes += size;
+    for (const oldest of this.entries.keys()) {
       if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= old.json.length;
+      this.delete(oldest);
     }
   }
 
   delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.bytes -= entry.json.length;
+    if (!this.entries.delete(key)) return;
+    this.bytes -= this.sizes.get(key) ?? 0;
+    this.sizes.delete(key);
   }
 
   get size(): number {

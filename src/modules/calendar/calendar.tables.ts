@@ -67,6 +67,13 @@ export interface CalendarVersionsTable {
   version: string;
 }
 
+/** The version of a unit's holds (see touchUnitHoldsQuery). */
+export interface UnitHoldVersionsTable {
+  unit_id: number;
+  /** bigint: the driver returns it as a string. */
+  version: string;
+}
+
 export interface CalendarTables {
   calendar_nights: CalendarNightsTable;
   unit_blocks: UnitBlocksTable;
@@ -75,4 +82,5 @@ export interface CalendarTables {
   booking_rules: BookingRulesTable;
   horizon_marks: HorizonMarksTable;
   calendar_versions: CalendarVersionsTable;
+  unit_hold_versions: UnitHoldVersionsTable;
 }

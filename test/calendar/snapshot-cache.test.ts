@@ -67,6 +67,15 @@ async function expectFresh(ref = villa.externalId) {
 
 const writeHeaders = () => ({ 'idempotency-key': newKey() });
 
+/** A booking of one unit made through the other process. */
+const bookThroughOther = (unitId: number, checkIn: string, checkOut: string) =>
+  other.inject({
+    method: 'POST',
+    url: `${API_PREFIX}/bookings`,
+    headers: { authorization: `Bearer ${integ.apiKey}`, 'content-type': 'application/json', ...writeHeaders() },
+    payload: JSON.stringify(bookingBody(ctx, villa, { units: [{ inventory_id: unitId, adults: 2 }], check_in: checkIn, check_out: checkOut })),
+  });
+
 describe('availability snapshot cache', () => {
   it('serves a snapshot again while nothing changed, with the current watermark', async () => {
     const first = await read();
@@ -154,12 +163,7 @@ describe('availability snapshot cache', () => {
     expect(served.dates.find((d: { date: string }) => d.date === day(ctx, 33)).units_cap).toBe(2);
 
     // a booking of unit 1 (through another process) is read again; unit 2's kept holds still stand
-    const other1 = await other.inject({
-      method: 'POST',
-      url: `${API_PREFIX}/bookings`,
-      headers: { authorization: `Bearer ${integ.apiKey}`, 'content-type': 'application/json', ...writeHeaders() },
-      payload: JSON.stringify(bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[0], adults: 2 }], check_in: day(ctx, 27), check_out: day(ctx, 28) })),
-    });
+    const other1 = await bookThroughOther(villa.unitIds[0], day(ctx, 27), day(ctx, 28));
     expect(other1.statusCode, other1.body).toBe(201);
     served = (await read()).data;
     expect(unavailable(served, villa.unitIds[0])).toContain(day(ctx, 27));
@@ -174,12 +178,7 @@ describe('availability snapshot cache', () => {
 
   it('a write made by another process moves the version this process checks', async () => {
     await plantMarker();
-    const res = await other.inject({
-      method: 'POST',
-      url: `${API_PREFIX}/bookings`,
-      headers: { authorization: `Bearer ${integ.apiKey}`, 'content-type': 'application/json', ...writeHeaders() },
-      payload: JSON.stringify(bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[0], adults: 2 }], check_in: day(ctx, 15), check_out: day(ctx, 16) })),
-    });
+    const res = await bookThroughOther(villa.unitIds[0], day(ctx, 15), day(ctx, 16));
     expect(res.statusCode, res.body).toBe(201);
     const served = await expectFresh();
     expect(served.data.units[0].unavailable).toEqual([day(ctx, 15)]);

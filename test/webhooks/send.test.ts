@@ -1,7 +1,7 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSender, KEPT_ANSWER_BYTES, type Sender } from '../../src/modules/webhooks/webhooks.send.js';
+import { CONNECT_TIMEOUT_MS, createSender, KEPT_ANSWER_BYTES, type Sender } from '../../src/modules/webhooks/webhooks.send.js';
 
 /** A receiver whose answer each test sets; it records every request and every connection. */
 let handle: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
@@ -98,6 +98,21 @@ describe('the webhook sender', () => {
     expect(result.error).toBe('RESPONSE_TIMEOUT: no complete answer within 0.2 s');
     expect(result.durationMs).toBeGreaterThanOrEqual(150);
   });
+
+  it('gives up on a connection whose TLS handshake never completes after the connect timeout, before the answer deadline starts', async () => {
+    sender = createSender({ allowInsecure: true });
+    const held: Socket[] = [];
+    const silent = net.createServer((socket) => held.push(socket)); // accepts, never answers the hello
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await sender.send({ url: new URL(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/x`), headers: {}, body: '{}', timeoutMs: 1_000 });
+      expect(result.error).toBe(`CONNECT_TIMEOUT: no connection within ${CONNECT_TIMEOUT_MS / 1000} s`);
+      expect(result.durationMs).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS - 100);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 15_000);
 
   it('reports a refused connection with its system code', async () => {
     sender = createSender({ allowInsecure: true });

@@ -71,8 +71,9 @@ function failureOf(error: Error & { code?: string }): { code: string; message: s
 }
 
 /**
- * A connection that had served earlier requests and was closed or reset by the receiver before
- * this request got an answer: the receiver's keep-alive timeout raced the send.
+ * The receiver's keep-alive timeout raced the send: a connection that had served earlier requests
+ * was closed before this request got an answer. A reset (ECONNRESET, EPIPE) before the answer also
+ * counts, reused or not: undici's error does not say which, and a fresh connection is rarely reset.
  */
 function closedWhileReused(error: Error & { code?: string; socket?: { bytesRead?: number } }, answered: boolean): boolean {
   if (answered) return false;

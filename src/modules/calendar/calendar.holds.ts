@@ -79,7 +79,7 @@ export async function availabilityForStay(
   const stops = (scope: string | null | undefined) => scope === 'everywhere' || (scope === 'ota_only' && !direct);
 
   const unitUnavailable = (unitId: number, date: string): boolean =>
-    stops(nightOf(data, date).block_scope) || data.holds.get(date)?.has(unitId) === true || stops(data.unitBlocks.get(date)?.get(unitId));
+    stops(nightOf(data, date).block_scope) || data.holds.get(date)?.includes(unitId) === true || stops(data.unitBlocks.get(date)?.get(unitId));
 
   const units = data.units.map((u) => ({
     inventoryId: u.id,
@@ -92,7 +92,7 @@ export async function availabilityForStay(
   const withinCap = (count: number): boolean =>
     nights.every((date) => {
       const cap = nightOf(data, date).units_cap;
-      return cap === null || (data.holds.get(date)?.size ?? 0) + count <= cap;
+      return cap === null || (data.holds.get(date)?.length ?? 0) + count <= cap;
     });
 
   const canBook = (unitIds: number[]): boolean =>
@@ -120,8 +120,8 @@ export async function availabilityForStay(
     held(unitIds) {
       for (const night of nights) {
         let held = data.holds.get(night);
-        if (!held) data.holds.set(night, (held = new Set()));
-        for (const unitId of unitIds) held.add(unitId);
+        if (!held) data.holds.set(night, (held = []));
+        for (const unitId of unitIds) if (!held.includes(unitId)) held.push(unitId);
       }
     },
     picture: () => pictureOf(data, window, units),

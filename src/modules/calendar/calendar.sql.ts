@@ -50,8 +50,8 @@ export interface CalendarData {
   nights: Map<string, NightRow>;
   /** night → unit id → scope */
   unitBlocks: Map<string, Map<number, BlockScope>>;
-  /** night → the unit ids held that night (active units only) */
-  holds: Map<string, Set<number>>;
+  /** night → the unit ids held that night (active units only, each once) */
+  holds: Map<string, number[]>;
   mealPlans: Array<{ code: string; adult_price: number; child_price: number }>;
   rules: RulesRow | null;
 }
@@ -336,14 +336,15 @@ function calendarOf(propertyId: number, doc: CalendarDoc, span: DateWindow): Cal
   };
 }
 
-function heldByNight(perUnit: Array<[number, number[]]>, from: string): Map<string, Set<number>> {
-  // One set per night offset, named once: formatting a date per hold was a tenth of a
-  // 92-night, 50-unit snapshot's service time (3,000+ holds, 92 distinct nights).
-  const byOffset: Array<Set<number> | undefined> = [];
+function heldByNight(perUnit: Array<[number, number[]]>, from: string): Map<string, number[]> {
+  // One list per night offset, named once: formatting a date per hold was a tenth of a 92-night,
+  // 50-unit snapshot's service time (3,000+ holds, 92 distinct nights). Lists, not sets: a unit
+  // holds a night once (the unit_nights key), and an append costs a fraction of a set insert.
+  const byOffset: Array<number[] | undefined> = [];
   for (const [unitId, offsets] of perUnit) {
-    for (const offset of offsets) (byOffset[offset] ??= new Set()).add(unitId);
+    for (const offset of offsets) (byOffset[offset] ??= []).push(unitId);
   }
-  const out = new Map<string, Set<number>>();
+  const out = new Map<string, number[]>();
   const epoch = toEpochDay(from);
   byOffset.forEach((units, offset) => {
     if (units) out.set(fromEpochDay(epoch + offset), units);

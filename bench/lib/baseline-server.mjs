@@ -1,6 +1,7 @@
 // The baseline: a bare Fastify JSON route, the same framework and process model as the service
 // but none of its work (auth, rate limits, database). Prints "listening <port>".
-//   GET /me           a /me-sized JSON answer
+//   GET /me           a small JSON answer (83 bytes; the service's /me sends about 550: sending
+//                     549 bytes instead measured the same CPU per request, 19–23 µs)
 //   GET /bytes/:n     a JSON answer of n bytes (the snapshot baseline: same size, no work)
 //   POST /insert      with DATABASE_URL set: one single-row INSERT transaction on that PostgreSQL
 //                     (BEGIN, INSERT … RETURNING, COMMIT on a pool of 10), answering 201 with the

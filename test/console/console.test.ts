@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, STAFF_TOKEN } from '../helpers/context.js';
-import { eventually } from '../webhooks/helpers.js';
+import { deliveryRows, eventually } from '../webhooks/helpers.js';
 import { HOSTILE_ANSWER, launchBrowser, startConsoleWorld, type ConsoleWorld } from './world.js';
 
 /** Drives the failing integration into `paused` the way production does: five failures, six hours. */
@@ -135,13 +135,7 @@ describe('operator console in Chromium', () => {
     await expect.poll(() => page.locator('#config [data-field="Status"]').textContent()).toBe('active');
     // the backlog drains to the receiver, now answering 200
     await eventually(async () => {
-      const row = await world.deps.db
-        .selectFrom('events')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('integration_id', '=', world.failing.id)
-        .where('delivery_status', '=', 'pending')
-        .executeTakeFirstOrThrow();
-      return Number(row.n) === 0;
+      return (await deliveryRows(world.deps.db, world.failing.id, 'pending')).length === 0;
     }, 15_000, 'the backlog delivered');
   });
 

@@ -3,7 +3,7 @@ import { createTestContext, failure, type TestContext, type TestIntegration } fr
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
 import { createOk } from '../properties/fixtures.js';
-import { eventually, recordEvents } from '../webhooks/helpers.js';
+import { deliveryRows, eventually, recordEvents } from '../webhooks/helpers.js';
 
 describe('staff listings', () => {
   let ctx: TestContext;
@@ -29,7 +29,7 @@ describe('staff listings', () => {
     await recordEvents(ctx, quiet.id, 2);
     await receiver.waitFor((rs) => rs.some((r) => r.integration === failing.slug), 10_000, 'a failed attempt');
     await eventually(async () => {
-      const pending = await ctx.deps.db.selectFrom('events').select('sequence').where('integration_id', '=', healthy.id).where('delivery_status', '=', 'pending').execute();
+      const pending = await deliveryRows(ctx.deps.db, healthy.id, 'pending');
       return pending.length === 0;
     }, 10_000, 'the healthy integration drained');
     await eventually(async () => {

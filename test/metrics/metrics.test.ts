@@ -7,7 +7,7 @@ import { startDeliveryWorker, type DeliveryWorker } from '../../src/modules/webh
 import { deliveryOutcome } from '../../src/modules/metrics/metrics.js';
 import { loadConfig } from '../../src/config.js';
 import { createOk } from '../properties/fixtures.js';
-import { eventually } from '../webhooks/helpers.js';
+import { deliveryRows, eventually } from '../webhooks/helpers.js';
 import { parseScrape, type Scrape } from './scrape.js';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
@@ -126,8 +126,7 @@ describe('/metrics', () => {
   });
 
   it('reports backlog, oldest undelivered age and integrations by status at scrape time', async () => {
-    const pending = async (id: number) =>
-      Number((await ctx.deps.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', id).where('delivery_status', '=', 'pending').executeTakeFirstOrThrow()).n);
+    const pending = async (id: number) => (await deliveryRows(ctx.deps.db, id, 'pending')).length;
     expect(scrape.value('doorloom_webhook_backlog_events', { integration: healthy.slug })).toBe(0);
     expect(scrape.value('doorloom_webhook_oldest_undelivered_seconds', { integration: healthy.slug })).toBe(0);
     for (const i of [failing, slow, refused, quiet]) {

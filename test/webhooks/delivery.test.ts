@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
 import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { startReceiver, type Answer, type Receiver, type ReceivedRequest } from '../helpers/receiver.js';
-import { attemptsOf, eventually, recordEvents, secondsBetween, staffView } from './helpers.js';
+import { attemptsOf, deliveryRows, eventually, recordEvents, secondsBetween, staffView } from './helpers.js';
 
 let ctx: TestContext;
 let receiver: Receiver;
@@ -128,7 +128,7 @@ describe('webhook delivery', () => {
     expect(all).toEqual([...Array.from({ length: 150 }, (_, i) => i + 1), ...Array.from({ length: 151 }, (_, i) => i + 150)]);
     expect(receiver.maxInFlight.get(integration.slug)).toBe(1);
     await eventually(async () => (await me(integration)).webhook.undelivered_events === 0);
-    const rows = await ctx.deps.db.selectFrom('events').select(['delivery_status', 'attempts']).where('integration_id', '=', integration.id).execute();
+    const rows = await deliveryRows(ctx.deps.db, integration.id);
     expect(rows.every((r) => r.delivery_status === 'delivered')).toBe(true);
     expect(rows.reduce((n, r) => n + r.attempts, 0)).toBe(301);
   });
@@ -207,8 +207,8 @@ describe('webhook delivery', () => {
     await receiver.waitFor(() => eventSequences(integration.slug).length === 14, 10_000, 'the resumed stream');
     expect(eventSequences(integration.slug).slice(12)).toEqual([1, 2]);
     await eventually(async () => (await me(integration)).webhook.undelivered_events === 0);
-    const head = await ctx.deps.db.selectFrom('events').select(['attempts', 'delivery_status']).where('integration_id', '=', integration.id).where('sequence', '=', 1).executeTakeFirstOrThrow();
-    expect(head).toEqual({ attempts: 13, delivery_status: 'delivered' });
+    const [head] = await deliveryRows(ctx.deps.db, integration.id);
+    expect(head).toMatchObject({ sequence: 1, attempts: 13, delivery_status: 'delivered' });
   });
 
   it('records kinds outside event_types as skipped and never sends them', async () => {
@@ -217,7 +217,7 @@ describe('webhook delivery', () => {
     await recordEvents(ctx, integration.id, 1, 'property.changed');
     await receiver.waitFor(() => sequences(integration.slug).length === 1);
     expect(receiver.of(integration.slug)[0].json).toMatchObject({ type: 'property.changed', sequence: 3 });
-    const rows = await ctx.deps.db.selectFrom('events').select(['sequence', 'delivery_status']).where('integration_id', '=', integration.id).orderBy('sequence').execute();
+    const rows = await deliveryRows(ctx.deps.db, integration.id);
     await eventually(async () => (await me(integration)).webhook.undelivered_events === 0);
     expect(rows.map((r) => r.delivery_status).slice(0, 2)).toEqual(['skipped', 'skipped']);
   });
@@ -233,7 +233,7 @@ describe('webhook delivery', () => {
     await receiver.waitFor(() => sequences(integration.slug).length === 2);
     expect(sequences(integration.slug)).toEqual([3, 4]);
     await eventually(async () => (await me(integration)).webhook.undelivered_events === 0);
-    const rows = await ctx.deps.db.selectFrom('events').select(['delivery_status']).where('integration_id', '=', integration.id).orderBy('sequence').execute();
+    const rows = await deliveryRows(ctx.deps.db, integration.id);
     expect(rows.map((r) => r.delivery_status)).toEqual(['skipped', 'skipped', 'delivered', 'delivered']);
   });
 

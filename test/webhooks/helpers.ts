@@ -1,4 +1,7 @@
 import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
+import { eventDeliveryPage } from '../../src/modules/webhooks/webhooks.stats.sql.js';
 import type { TestContext } from '../helpers/context.js';
 
 /**
@@ -52,4 +55,13 @@ export async function eventually(check: () => Promise<boolean> | boolean, timeou
     if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * An integration's events with their delivery as the API shows it (a delivered event's row keeps
+ * `pending`; the delivery cursor says it was delivered), in sequence order.
+ */
+export async function deliveryRows(db: Kysely<DB>, integrationId: number, status: 'pending' | 'delivered' | 'skipped' | null = null) {
+  const { rows } = await eventDeliveryPage(db, integrationId, { afterSequence: 0, limit: 1_000_000, status });
+  return rows;
 }

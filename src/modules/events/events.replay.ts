@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
+import { eventDeliveryColumns } from '../webhooks/webhooks.sql.js';
 import { EVENT_TYPES, type EventType } from './events.log.js';
 
 export const REPLAY_DEFAULT_LIMIT = 100;
@@ -67,14 +68,15 @@ export async function replayEvents(deps: Deps, integrationId: number, query: { a
     );
   }
 
+  const delivery = eventDeliveryColumns('e', integrationId);
   let q = deps.db
-    .selectFrom('events')
-    .select(['sequence', 'body', 'delivery_status', 'attempts', 'delivered_at'])
-    .where('integration_id', '=', integrationId)
-    .where('sequence', '>', afterSequence)
-    .orderBy('sequence')
+    .selectFrom('events as e')
+    .select(['e.sequence', 'e.body', delivery.status, delivery.attempts, delivery.deliveredAt])
+    .where('e.integration_id', '=', integrationId)
+    .where('e.sequence', '>', afterSequence)
+    .orderBy('e.sequence')
     .limit(limit + 1);
-  if (types) q = q.where('sequence', 'in', typedSequences(integrationId, afterSequence, limit + 1, types));
+  if (types) q = q.where('e.sequence', 'in', typedSequences(integrationId, afterSequence, limit + 1, types));
   const rows = await q.execute();
   const page = rows.slice(0, limit);
   return {

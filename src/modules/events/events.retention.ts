@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { DailyJob } from '../../background.js';
 import type { Deps } from '../../deps.js';
 import { purgeExpiredIdempotencyKeys } from '../../http/idempotency.js';
+import { pendingCondition } from '../webhooks/webhooks.sql.js';
 
 export const RETENTION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -64,6 +65,8 @@ async function deleteExpiredEvents(deps: Deps, cutoff: Date, chunk: number): Pro
   `.execute(deps.db);
   let deleted = 0;
   for (const { id, oldest } of expired) {
+    // still to deliver: pending above the delivery cursor (those below it were delivered)
+    const undelivered = pendingCondition('gone', id);
     for (let lo = Number(oldest); ; lo += chunk) {
       const hi = lo + chunk - 1;
       const result = await sql<{ deleted: number; last: number | null; kept: boolean }>`
@@ -76,8 +79,8 @@ async function deleteExpiredEvents(deps: Deps, cutoff: Date, chunk: number): Pro
           returning sequence, delivery_status
         ), counted as (
           -- pending events leave the webhooks module's undelivered count in the same statement
-          update webhook_delivery_state set undelivered = undelivered - (select count(*) from gone where delivery_status = 'pending')
-          where integration_id = ${id} and exists (select 1 from gone where delivery_status = 'pending')
+          update webhook_delivery_state set undelivered = undelivered - (select count(*) from gone where ${undelivered})
+          where integration_id = ${id} and exists (select 1 from gone where ${undelivered})
           returning 1
         )
         select count(*)::int as deleted, (select s from upto) as last,

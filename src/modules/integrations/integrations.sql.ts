@@ -29,6 +29,7 @@ export async function loadIntegrationWithFigures(db: Q, integrationId: number, w
     .selectAll('i')
     .select([
       's.undelivered',
+      's.cursor as delivery_cursor',
       's.consecutive_failures as delivery_consecutive_failures',
       's.last_success_at as delivery_last_success_at',
       's.last_failure_at as delivery_last_failure_at',
@@ -53,6 +54,8 @@ export async function loadIntegrationWithFigures(db: Q, integrationId: number, w
         .select(['sequence', 'attempts'])
         .where('integration_id', '=', integrationId)
         .where('delivery_status', '=', 'pending')
+        // below the delivery cursor every event has been delivered (webhooks.sql.ts)
+        .where('sequence', '>', row.delivery_cursor)
         .orderBy('sequence')
         .limit(1)
         .executeTakeFirst()
@@ -60,6 +63,7 @@ export async function loadIntegrationWithFigures(db: Q, integrationId: number, w
   const {
     brand_name,
     undelivered,
+    delivery_cursor,
     covered,
     delivery_consecutive_failures,
     delivery_last_success_at,

@@ -46,10 +46,11 @@ const TOUCH_EVERY_MS = 1_000;
 
 /**
  * The successful side of one integration's stream, written behind the sends: outcomes are buffered
- * and written in one transaction per flush (events marked delivered, attempts logged, the
- * integration's success counters touched), while the next deliveries are already on the wire.
+ * and written in one transaction per flush (attempts logged, the cursor moved past the delivered
+ * events, the integration's success counters touched), while the next deliveries are already on
+ * the wire.
  *
- * Flushes run one at a time and in order, so the events marked delivered are always a prefix of
+ * Flushes run one at a time and in order, so the events recorded as delivered are always a prefix of
  * what was sent: a process killed before a flush re-sends the unflushed tail (a duplicate the
  * contract allows), never leaves a gap. After a failed flush nothing more is written or sent.
  */
@@ -135,7 +136,7 @@ export class OutcomeBuffer {
     const touch = successAt !== null && (this.countersDirty || performance.now() - this.lastTouch >= TOUCH_EVERY_MS);
     await writeOutcomes(this.deps.db, {
       integrationId: this.integrationId,
-      delivered: delivered.map((d) => ({ sequence: d.sequence, at: new Date(d.attempt.at + d.attempt.result.durationMs) })),
+      delivered: delivered.map((d) => d.sequence),
       skipped: items.filter((d) => d.kind === 'skipped').map((d) => d.sequence),
       attempts: delivered.map((d) => attemptRow(this.integrationId, this.worker, d.attempt)),
       touchSuccessAt: touch ? new Date(successAt) : null,

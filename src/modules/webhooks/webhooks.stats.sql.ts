@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { deliveryCursorQuery, eventDeliveryColumns, pendingCondition, type DeliveryStatus } from './webhooks.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -12,39 +13,57 @@ export interface Backlog {
 
 /**
  * The delivery backlog of some integrations (all of them when `ids` is null): the one place that
- * counts undelivered events, for the staff listing, the console and /metrics alike. Integrations
+ * reports undelivered events, for the staff listing, the console and /metrics alike. Integrations
  * without a backlog are absent from the map.
  *
- * Sequences follow recording order, so the oldest pending event is the lowest pending sequence;
- * both figures come off the `events_pending` partial index.
+ * The number is the delivery state's `undelivered` counter (kept in the transactions that record,
+ * deliver and expire events); the oldest is the first pending event above the cursor, one read of
+ * the primary key per integration with a backlog.
  */
 export async function backlogByIntegration(db: Q, ids: readonly number[] | null): Promise<Map<number, Backlog>> {
   const out = new Map<number, Backlog>();
   if (ids !== null && ids.length === 0) return out;
   let query = db
-    .selectFrom('events')
-    .select((eb) => ['integration_id', eb.fn.countAll<number>().as('n'), eb.fn.min<Date>('created_at').as('oldest')])
-    .where('delivery_status', '=', 'pending')
-    .groupBy('integration_id');
-  if (ids !== null) query = query.where('integration_id', 'in', ids);
+    .selectFrom('webhook_delivery_state as s')
+    .select((eb) => [
+      's.integration_id',
+      's.undelivered as n',
+      eb
+        .selectFrom('events as e')
+        .select('e.created_at')
+        .whereRef('e.integration_id', '=', 's.integration_id')
+        .where('e.delivery_status', '=', 'pending')
+        .whereRef('e.sequence', '>', 's.cursor')
+        .orderBy('e.sequence')
+        .limit(1)
+        .as('oldest'),
+    ])
+    .where('s.undelivered', '>', 0);
+  if (ids !== null) query = query.where('s.integration_id', 'in', ids);
   for (const row of await query.execute()) {
     out.set(row.integration_id, { undelivered: Number(row.n), oldestAt: row.oldest ? new Date(row.oldest) : null });
   }
   return out;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'skipped';
+export type { DeliveryStatus };
 
 /** A page of one integration's events with their delivery state, in sequence order (no bodies). */
 export async function eventDeliveryPage(db: Q, integrationId: number, options: { afterSequence: number; limit: number; status: DeliveryStatus | null }) {
+  const delivery = eventDeliveryColumns('e', integrationId);
   let query = db
-    .selectFrom('events')
-    .select(['sequence', 'id', 'type', 'origin', 'property_id', 'window_from', 'window_to', 'created_at', 'delivery_status', 'attempts', 'delivered_at'])
-    .where('integration_id', '=', integrationId)
-    .where('sequence', '>', options.afterSequence)
-    .orderBy('sequence')
+    .selectFrom('events as e')
+    .select(['e.sequence', 'e.id', 'e.type', 'e.origin', 'e.property_id', 'e.window_from', 'e.window_to', 'e.created_at', delivery.status, delivery.attempts, delivery.deliveredAt])
+    .where('e.integration_id', '=', integrationId)
+    .where('e.sequence', '>', options.afterSequence)
+    .orderBy('e.sequence')
     .limit(options.limit + 1);
-  if (options.status) query = query.where('delivery_status', '=', options.status);
+  const cursor = deliveryCursorQuery(integrationId);
+  if (options.status === 'pending') query = query.where(pendingCondition('e', integrationId));
+  else if (options.status === 'skipped') query = query.where('e.delivery_status', '=', 'skipped');
+  else if (options.status === 'delivered') {
+    query = query.where((eb) => eb.or([eb('e.delivery_status', '=', 'delivered'), eb.and([eb('e.delivery_status', '=', 'pending'), eb('e.sequence', '<=', cursor)])]));
+  }
   const rows = await query.execute();
   return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }
@@ -89,18 +108,36 @@ export async function attemptsPerMinute(db: Q, integrationId: number, from: Date
   return rows.map((r) => ({ minute: Number(r.minute), success: Number(r.success), failure: Number(r.failure) }));
 }
 
+/** When a successful attempt's answer came: the delivery time of its event. */
+const answeredAt = sql<Date>`attempted_at + duration_ms * interval '1 millisecond'`;
+
 /**
- * What the backlog curve is built from, read off the event log itself: the backlog at `from`
- * (events recorded before it and not delivered by then), and per minute of [from, to) the events
- * recorded and the events delivered. Skipped events never count (they were never to be sent).
+ * What the backlog curve is built from: the backlog at `from` (events recorded before it and not
+ * delivered by then), and per minute of [from, to) the events recorded and the events delivered.
+ * Skipped events never count (they were never to be sent).
+ *
+ * Events are delivered in sequence order, so those delivered before `from` are the ones up to the
+ * highest sequence whose successful attempt was answered before it: the backlog at `from` is
+ * counted above that sequence only (a backward read of the successful attempts, then a range of
+ * the primary key), and the deliveries per minute come from the successful attempts.
  */
 export async function backlogMovements(db: Q, integrationId: number, from: Date, to: Date) {
+  const deliveredBefore = db
+    .selectFrom('delivery_attempts')
+    .select('sequence')
+    .where('integration_id', '=', integrationId)
+    .where('success', '=', true)
+    .where('sequence', 'is not', null)
+    .where(answeredAt, '<', from)
+    .orderBy('sequence', 'desc')
+    .limit(1);
   const start = await db
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('integration_id', '=', integrationId)
+    .where('sequence', '>', (eb) => eb.fn.coalesce(eb.selectFrom(deliveredBefore.as('d')).select('d.sequence'), sql.lit(0)))
     .where('created_at', '<', from)
-    .where((eb) => eb.or([eb('delivery_status', '=', 'pending'), eb.and([eb('delivery_status', '=', 'delivered'), eb('delivered_at', '>=', from)])]))
+    .where('delivery_status', '!=', 'skipped')
     .executeTakeFirstOrThrow();
   const recorded = await db
     .selectFrom('events')
@@ -112,12 +149,16 @@ export async function backlogMovements(db: Q, integrationId: number, from: Date,
     .groupBy(sql`1`)
     .execute();
   const delivered = await db
-    .selectFrom('events')
-    .select((eb) => [minuteOf('delivered_at').as('minute'), eb.fn.countAll<number>().as('n')])
+    .selectFrom('delivery_attempts')
+    .select((eb) => [sql<number>`floor(extract(epoch from ${answeredAt}) / 60)::bigint`.as('minute'), eb.fn.countAll<number>().as('n')])
     .where('integration_id', '=', integrationId)
-    .where('delivery_status', '=', 'delivered')
-    .where('delivered_at', '>=', from)
-    .where('delivered_at', '<', to)
+    .where('success', '=', true)
+    .where('sequence', 'is not', null)
+    // an answer comes within the deadline (at most 30 s) of its attempt: bounds for the attempted_at index
+    .where('attempted_at', '>=', new Date(from.getTime() - 60_000))
+    .where('attempted_at', '<', to)
+    .where(answeredAt, '>=', from)
+    .where(answeredAt, '<', to)
     .groupBy(sql`1`)
     .execute();
   const toMap = (rows: { minute: number; n: number }[]) => new Map(rows.map((r) => [Number(r.minute), Number(r.n)]));

@@ -24,7 +24,10 @@ export interface DeliveryAttemptsTable {
  */
 export interface WebhookDeliveryStateTable {
   integration_id: number;
-  /** The highest sequence that left pending (delivered or skipped). */
+  /**
+   * The highest sequence that left pending (delivered or skipped): every event at or below it has,
+   * and a delivered event's status is this cursor's, not its row's.
+   */
   cursor: Generated<number>;
   consecutive_failures: Generated<number>;
   first_failure_at: Timestamp | null;

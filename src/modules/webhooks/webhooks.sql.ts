@@ -205,14 +205,14 @@ export interface OutcomeWrite {
  * attempts logged, unsubscribed events marked skipped, the events that left pending taken off
  * `undelivered` and the cursor moved past them, and, when asked, the integration's last success
  * recorded. Delivered events' rows are not written: the cursor says they were delivered (see
- * eventDeliveryColumns). Only events still pending above the cursor count, so a flush repeated
- * after a lost answer, or an event retention removed meanwhile, is not taken off twice.
+ * eventDeliveryColumns). Only events still there and pending above the cursor count, so an event
+ * that retention removed while it was on its way is not taken off `undelivered` twice.
  * Data-modifying CTEs always run to completion, read or not.
  *
- * Measured on a copy of the events table (4,096 events of ~2.7 KB): marking 16 × 256 rows delivered
- * with their attempts logged took 76–122 ms and 1,589 B of WAL per event; logging the attempts
- * alone 28–32 ms and 337 B. In the delivery bench PostgreSQL's CPU per delivered event went from
- * 0.05–0.07 to 0.01–0.03 ms (docs/performance.md, sixth round).
+ * Marking each delivered event's row cost a new row version and an entry in every index of
+ * `events`: in the delivery bench (one stream of 4,100 events, from a checkpoint) 2,618–2,634 B of
+ * WAL per delivered event against 473–478 B now, and PostgreSQL's CPU per event went from
+ * 0.05–0.06 to 0.03 ms (docs/performance.md, sixth round).
  */
 export async function writeOutcomes(db: Q, w: OutcomeWrite): Promise<void> {
   const c = attemptColumns(w.attempts);

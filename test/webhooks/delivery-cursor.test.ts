@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../src/lib/time.js';
+import { writeOutcomes } from '../../src/modules/webhooks/webhooks.sql.js';
 import { backlogByIntegration, backlogMovements } from '../../src/modules/webhooks/webhooks.stats.sql.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
@@ -122,5 +123,21 @@ describe('delivery by cursor', () => {
     expect(later.atStart).toBe(2);
     expect([...later.delivered.values()].reduce((a, b) => a + b, 0)).toBe(0);
     expect([...movements.delivered.values()].reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
+  it('takes off undelivered only the delivered events still there above the cursor', async () => {
+    const integration = await ctx.createIntegration();
+    await recordEvents(ctx, integration.id, 4);
+    // retention removed events 1 and 2 while they were on their way (it takes them off the count)
+    await ctx.deps.db.deleteFrom('events').where('integration_id', '=', integration.id).where('sequence', '<=', 2).execute();
+    await ctx.deps.db.updateTable('webhook_delivery_state').set({ undelivered: 2 }).where('integration_id', '=', integration.id).execute();
+    const attempt = (sequence: number) => ({
+      integration_id: integration.id, event_id: `e${sequence}`, event_type: 'availability.changed', sequence, attempt: 1,
+      attempted_at: new Date(ctx.deps.clock.nowMs()), duration_ms: 5, status_code: 200, error: null, success: true, response_body: null, worker: 'test',
+    });
+    await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2, 3], skipped: [], attempts: [1, 2, 3].map(attempt), touchSuccessAt: null });
+    const state = await ctx.deps.db.selectFrom('webhook_delivery_state').select(['undelivered', 'cursor']).where('integration_id', '=', integration.id).executeTakeFirstOrThrow();
+    expect({ undelivered: Number(state.undelivered), cursor: Number(state.cursor) }).toEqual({ undelivered: 1, cursor: 3 });
+    expect((await deliveryRows(ctx.deps.db, integration.id)).map((r) => [r.sequence, r.delivery_status])).toEqual([[3, 'delivered'], [4, 'pending']]);
   });
 });

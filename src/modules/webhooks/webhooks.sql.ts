@@ -87,7 +87,7 @@ export function deliveryCursorQuery(integrationId: number): RawBuilder<number> {
 export function eventDeliveryColumns(table: string, integrationId: number) {
   const status = sql.ref(`${table}.delivery_status`);
   const sequence = sql.ref(`${table}.sequence`);
-  const settledHere = sql`(${status} = 'pending' and ${sequence} <= ${deliveryCursorQuery(integrationId)})`;
+  const settledHere = deliveredByCursor(table, integrationId);
   return {
     status: sql<DeliveryStatus>`case when ${settledHere} then 'delivered' else ${status} end`.as('delivery_status'),
     attempts: sql<number>`case when ${settledHere} then ${sql.ref(`${table}.attempts`)} + 1 else ${sql.ref(`${table}.attempts`)} end`.as('attempts'),
@@ -96,6 +96,11 @@ export function eventDeliveryColumns(table: string, integrationId: number) {
         where a.integration_id = ${integrationId} and a.sequence = ${sequence} and a.success order by a.id desc limit 1
       ) else ${sql.ref(`${table}.delivered_at`)} end`.as('delivered_at'),
   };
+}
+
+/** Events delivered without a mark on their row (pending at or below the cursor), as a condition on `events` under the alias `table`. */
+export function deliveredByCursor(table: string, integrationId: number): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(`${table}.delivery_status`)} = 'pending' and ${sql.ref(`${table}.sequence`)} <= ${deliveryCursorQuery(integrationId)})`;
 }
 
 /** Events still to deliver, as a condition on `events` under the alias `table` (one integration's). */

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { deliveryCursorQuery, eventDeliveryColumns, pendingCondition, type DeliveryStatus } from './webhooks.sql.js';
+import { deliveredByCursor, eventDeliveryColumns, pendingCondition, type DeliveryStatus } from './webhooks.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -58,11 +58,10 @@ export async function eventDeliveryPage(db: Q, integrationId: number, options: {
     .where('e.sequence', '>', options.afterSequence)
     .orderBy('e.sequence')
     .limit(options.limit + 1);
-  const cursor = deliveryCursorQuery(integrationId);
   if (options.status === 'pending') query = query.where(pendingCondition('e', integrationId));
   else if (options.status === 'skipped') query = query.where('e.delivery_status', '=', 'skipped');
   else if (options.status === 'delivered') {
-    query = query.where((eb) => eb.or([eb('e.delivery_status', '=', 'delivered'), eb.and([eb('e.delivery_status', '=', 'pending'), eb('e.sequence', '<=', cursor)])]));
+    query = query.where((eb) => eb.or([eb('e.delivery_status', '=', 'delivered'), deliveredByCursor('e', integrationId)]));
   }
   const rows = await query.execute();
   return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };

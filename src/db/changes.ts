@@ -1,3 +1,4 @@
+import type { PipelineConnection } from './pg-dialect.js';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, Kysely, QueryResult, TransactionSettings } from 'kysely';
 
 /**
@@ -36,7 +37,7 @@ export function writtenTables(sql: string): string[] {
   return [...sql.matchAll(WRITTEN)].map((m) => m[1].toLowerCase());
 }
 
-class WatchedConnection implements DatabaseConnection {
+class WatchedConnection implements PipelineConnection {
   /** Tables written inside the open transaction; null outside one. */
   pending: Set<string> | null = null;
 
@@ -47,12 +48,29 @@ class WatchedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.inner.executeQuery<R>(query);
-    const tables = writtenTables(query.sql);
+    this.wrote(query.sql);
+    return result;
+  }
+
+  /** In one round trip where the engine has round trips (PostgreSQL), one after the other otherwise. */
+  async executePipeline(queries: readonly CompiledQuery[], options: { commit: boolean }): Promise<QueryResult<unknown>[]> {
+    const inner = this.inner as Partial<PipelineConnection>;
+    let results: QueryResult<unknown>[];
+    if (inner.executePipeline) results = await inner.executePipeline(queries, options);
+    else {
+      results = [];
+      for (const query of queries) results.push(await this.inner.executeQuery(query));
+    }
+    for (const query of queries) this.wrote(query.sql);
+    return results;
+  }
+
+  private wrote(sql: string): void {
+    const tables = writtenTables(sql);
     if (tables.length > 0) {
       if (this.pending) for (const t of tables) this.pending.add(t);
       else this.changes.bump(tables);
     }
-    return result;
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

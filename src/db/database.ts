@@ -1,10 +1,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
+import { Kysely, Migrator, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PreparingClient } from './prepared.js';
+import { PgDialect } from './pg-dialect.js';
 import { TableChanges, watchChanges } from './changes.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
@@ -149,7 +150,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         options.log?.warn({ err: error }, 'database connection lost while in use');
       });
     });
-    const { db, changes } = watched(new PostgresDialect({ pool }));
+    const { db, changes } = watched(new PgDialect(pool));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return { db, engine: 'postgres', changes, poolStats, close: () => db.destroy() };

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
 import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 
@@ -125,5 +127,98 @@ describe('event log', () => {
       const sequences = (await eventsOf(integration.id)).map((e) => e.sequence);
       expect(sequences).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
     }
+  });
+
+  describe('appends left for the commit (last: true)', () => {
+    const recordLast = (propertyId: number, drafts: EventDraft[], before?: (trx: Kysely<DB>) => Promise<void>) =>
+      withEvents(ctx.deps, async (trx) => {
+        await before?.(trx);
+        return appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: null, build: () => drafts, last: true });
+      });
+
+    it('writes the events with the commit, and the result is complete when withEvents returns', async () => {
+      const a = await ctx.createIntegration({ webhook: { url: 'https://a.example.com/h', event_types: ['booking.changed'] } });
+      const b = await ctx.createIntegration({ brandId: a.brandId });
+      const propertyId = await makeProperty(a.brandId);
+      await cover(a, propertyId);
+      await cover(b, propertyId);
+      const woken: number[][] = [];
+      const onEvents = (ids: number[]) => woken.push(ids);
+      ctx.deps.signals.on('events', onEvents);
+      try {
+        const result = await recordLast(propertyId, [
+          { type: 'booking.changed', data: { n: 1 } },
+          { type: 'availability.changed', data: { n: 2 } },
+        ]);
+        expect(Object.fromEntries(result.recorded)).toEqual({ [a.id]: 2, [b.id]: 2 });
+        expect(result.deliverable).toEqual([a.id]);
+        expect(Object.fromEntries(result.types)).toEqual({ 'booking.changed': 2, 'availability.changed': 2 });
+        expect(woken).toEqual([[a.id]]);
+      } finally {
+        ctx.deps.signals.off('events', onEvents);
+      }
+      expect((await eventsOf(a.id)).map((e) => [e.sequence, e.type, e.delivery_status])).toEqual([
+        [1, 'booking.changed', 'pending'],
+        [2, 'availability.changed', 'skipped'],
+      ]);
+      expect((await eventsOf(b.id)).map((e) => e.sequence)).toEqual([1, 2]);
+    });
+
+    it('records nothing, and wakes nothing, for an integration disabled before the commit', async () => {
+      const a = await ctx.createIntegration({ webhook: { url: 'https://a.example.com/h' } });
+      const propertyId = await makeProperty(a.brandId);
+      await cover(a, propertyId);
+      const woken: number[][] = [];
+      const onEvents = (ids: number[]) => woken.push(ids);
+      ctx.deps.signals.on('events', onEvents);
+      try {
+        // the targets are read before the append; the integration is disabled before the write
+        const result = await withEvents(ctx.deps, async (trx) => {
+          const appended = await appendEvents(trx, {
+            clock: ctx.deps.clock,
+            propertyId,
+            actorIntegrationId: null,
+            build: async () => {
+              await trx.updateTable('integrations').set({ status: 'disabled' }).where('id', '=', a.id).execute();
+              return [{ type: 'property.changed', data: {} }];
+            },
+            last: true,
+          });
+          return appended;
+        });
+        expect(result.recorded.size).toBe(0);
+        expect(result.deliverable).toEqual([]);
+        expect(woken).toEqual([]);
+      } finally {
+        ctx.deps.signals.off('events', onEvents);
+      }
+      expect(await eventsOf(a.id)).toEqual([]);
+    });
+
+    it('an error in a write left for the commit rolls the whole unit back', async () => {
+      const a = await ctx.createIntegration();
+      const propertyId = await makeProperty(a.brandId);
+      await cover(a, propertyId);
+      await expect(
+        // a row in the way of the first sequence, written earlier in the same unit
+        recordLast(propertyId, [{ type: 'property.changed', data: {} }], async (trx) => {
+          await trx.insertInto('events').values({ integration_id: a.id, sequence: 1, id: 'x', type: 'property.changed', origin: 'doorloom', body: '{}', created_at: ctx.deps.clock.now(), delivery_status: 'skipped' } as never).execute();
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect(await eventsOf(a.id)).toEqual([]);
+      expect((await ctx.deps.db.selectFrom('integrations').select('last_sequence').where('id', '=', a.id).executeTakeFirstOrThrow()).last_sequence).toBe(0);
+    });
+
+    it('8 concurrent writers × 50 events yield sequences 1…400 exactly', async () => {
+      const a = await ctx.createIntegration();
+      const properties = await Promise.all(Array.from({ length: 8 }, () => makeProperty(a.brandId)));
+      for (const p of properties) await cover(a, p);
+      await Promise.all(
+        properties.map(async (p) => {
+          for (let i = 0; i < 50; i++) await recordLast(p, [{ type: 'availability.changed', data: { i } }]);
+        }),
+      );
+      expect((await eventsOf(a.id)).map((e) => e.sequence)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    });
   });
 });

@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TableChanges, watchChanges } from '../../src/db/changes.js';
+import { PgDialect } from '../../src/db/pg-dialect.js';
+import { pipeline } from '../../src/db/pipeline.js';
 import { PreparingClient } from '../../src/db/prepared.js';
 import { databaseUrl } from '../helpers/context.js';
 
-// PreparingClient's transaction framing (src/db/prepared.ts): `begin` waits for the transaction's
-// first statement and goes out with it. Counted by the ReadyForQuery messages the server sends
-// (one per round trip), and checked for what a transaction must still do: see what committed
-// before its first statement, keep its writes to itself until commit, roll back on an error, and
-// leave the connection usable.
+// PreparingClient's frames (src/db/prepared.ts) through the service's own stack (PgDialect,
+// watchChanges): `begin` waits for the transaction's first statement and goes out with it, and
+// `pipeline` sends several statements (and the commit) in one round trip. Counted by the
+// ReadyForQuery messages the server sends (one per round trip), and checked for what a
+// transaction must still do: see what committed before each statement started, keep its writes
+// to itself until commit, roll back on an error, and leave the connection usable.
 
 const schema = `tx_${randomBytes(4).toString('hex')}`;
 let pool: pg.Pool;
@@ -30,7 +34,7 @@ describe.runIf(databaseUrl)('transactions on PostgreSQL (one round trip fewer)',
     pool = new pg.Pool({ connectionString: databaseUrl!, max: 1, Client: PreparingClient, options: `-c search_path=${schema}` });
     // One ReadyForQuery per round trip.
     pool.on('connect', (client) => (client as unknown as { connection: pg.Connection }).connection.on('readyForQuery', () => trips++));
-    db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<any>({ dialect: watchChanges(new PgDialect(pool), new TableChanges()) });
     await sql`create schema ${sql.id(schema)}`.execute(db);
     await sql`create table ${sql.id(schema, 'items')} (id int primary key, name text not null)`.execute(db);
     other = new pg.Client({ connectionString: databaseUrl!, options: `-c search_path=${schema}` });
@@ -49,16 +53,17 @@ describe.runIf(databaseUrl)('transactions on PostgreSQL (one round trip fewer)',
       await trx.insertInto('items').values({ id, name: `n${id}` }).execute();
       return byId(trx, id);
     };
-    // The first time, the insert's text is new on the connection: begin goes alone (see below).
-    expect((await roundTrips((trx) => write(trx, 1))).trips).toBe(4);
+    // The first time the texts are new on the connection (parsed in the same round trips).
+    expect((await roundTrips((trx) => write(trx, 1))).trips).toBe(3);
     const { value, trips } = await roundTrips((trx) => write(trx, 2));
     expect(value).toEqual({ name: 'n2' });
     expect(trips).toBe(3);
     expect((await other.query('select name from items where id in (1, 2) order by id')).rows).toEqual([{ name: 'n1' }, { name: 'n2' }]);
   });
 
-  it('a statement whose text is new on the connection goes after a begin of its own', async () => {
-    const { trips } = await roundTrips((trx) => trx.selectFrom('items').select(['id', 'name']).where('name', '=', 'never').execute());
+  it('a statement without parameters goes after a begin of its own (it may hold several statements)', async () => {
+    const { value, trips } = await roundTrips((trx) => sql<{ n: number }>`select count(*)::int as n from items`.execute(trx));
+    expect(value.rows[0].n).toBeGreaterThan(0);
     expect(trips).toBe(3);
   });
 
@@ -111,4 +116,44 @@ describe.runIf(databaseUrl)('transactions on PostgreSQL (one round trip fewer)',
     await waiter;
     expect(await byId(db, 20)).toEqual({ name: 'later' });
   });
+
+  it('a pipeline with commit is one round trip, begin and commit included', async () => {
+    const statements = (trx: Kysely<any>, id: number) => [
+      trx.insertInto('items').values({ id, name: `p${id}` }),
+      trx.selectFrom('items').select('name').where('id', '=', id),
+    ];
+    for (const id of [50, 51]) {
+      const { value, trips } = await roundTrips((trx) => pipeline(trx, statements(trx, id), { commit: true }));
+      expect(value.map((r) => r.rows)).toEqual([[], [{ name: `p${id}` }]]);
+      expect(trips).toBe(1);
+      expect((await other.query('select name from items where id = $1', [id])).rows).toEqual([{ name: `p${id}` }]);
+    }
+  });
+
+  it('each statement of a pipeline sees what committed while the one before it waited for a lock', async () => {
+    await db.insertInto('items').values({ id: 60, name: 'sixty' }).execute();
+    await other.query('begin');
+    await other.query('select id from items where id = 60 for update');
+    await other.query(`insert into items values (61, 'committed while we waited')`);
+    setTimeout(() => void other.query('commit'), 150);
+    const [, after] = await db.transaction().execute((trx) =>
+      pipeline(trx, [trx.selectFrom('items').select('id').where('id', '=', 60).forUpdate(), trx.selectFrom('items').select('name').where('id', '=', 61)]),
+    );
+    expect(after.rows).toEqual([{ name: 'committed while we waited' }]);
+  });
+
+  it('an error in a pipeline fails it and the transaction: the statements after it and the commit do not run', async () => {
+    await db.insertInto('items').values({ id: 70, name: 'seventy' }).execute();
+    for (let i = 0; i < 2; i++) {
+      await expect(
+        db.transaction().execute((trx) =>
+          pipeline(trx, [trx.insertInto('items').values({ id: 70, name: 'again' }), trx.insertInto('items').values({ id: 71, name: 'never' })], { commit: true }),
+        ),
+      ).rejects.toMatchObject({ code: '23505' });
+    }
+    expect(await byId(db, 71)).toBeUndefined();
+    const { value } = await roundTrips((trx) => pipeline(trx, [trx.insertInto('items').values({ id: 71, name: 'now' }), trx.selectFrom('items').select('name').where('id', '=', 71)], { commit: true }));
+    expect(value[1].rows).toEqual([{ name: 'now' }]);
+  });
 });
+

@@ -2,12 +2,13 @@
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, refuseUnbookable, reserveStay, type PropertyStatus } from '../calendar/calendar.holds.js';
+import { isHoldConflict, refuseUnbookable, reserveStay, stayCalendarQuery, stayFromRow, type PropertyStatus, type StayAvailability } from '../calendar/calendar.holds.js';
+import { pipeline } from '../../db/pipeline.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
-import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { bookingInsert, coveredPropertyId, createContextOf, createContextQuery, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -65,6 +66,8 @@ async function writeNewBooking(
     propertyId: number;
     /** The property's status read under the calendar lock, when the caller took it. */
     lockedStatus?: PropertyStatus;
+    /** The stay's availability read after the caller took the calendar lock. */
+    lockedStay?: StayAvailability;
     requested: RequestedUnit[];
     input: StayInput;
     ids: ViewIds;
@@ -85,6 +88,7 @@ async function writeNewBooking(
       integrationId: actorIntegrationId,
       units: write.requested.map((r) => r.unitId),
       lockedStatus: write.lockedStatus,
+      lockedStay: write.lockedStay,
     },
     (unitIds) =>
       bookingInsert(trx, {
@@ -119,6 +123,8 @@ async function writeNewBooking(
     changedNights: stay.nights,
     actorCalendar: { data: stay.data, span: stay.window },
     targets: write.targets,
+    // nothing follows in the transaction: the events go with the commit, in one round trip
+    last: true,
   });
   return { row, appended };
 }
@@ -137,7 +143,14 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
   // One transaction from the first read: the context read takes the property's calendar lock.
   const attempt = () =>
     withEvents(deps, async (trx) => {
-      const context = await selectCreateContext(trx, integrationId, input.external_booking_id, input.property);
+      // The context (which takes the calendar lock) and the stay's calendar in one round trip: the
+      // calendar statement starts once the lock is held, so it sees the holds of whoever held it.
+      const stayOptions = { channel: stay.channel, integrationId };
+      const [contextRow, calendarRow] = await pipeline(trx, [
+        createContextQuery(integrationId, input.external_booking_id, input.property),
+        stayCalendarQuery(trx, coveredPropertyId(integrationId, input.property), stay.checkIn, stay.checkOut, stayOptions),
+      ]).then((results) => results.map((r) => r.rows[0]));
+      const context = createContextOf(contextRow);
       if (context.existingId !== null) {
         const existing: BookingRow | undefined = await selectVisibleBooking(trx, { integrationId }, { id: context.existingId });
         if (existing !== undefined) return { duplicate: existing };
@@ -157,6 +170,7 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
         actorIntegrationId: integrationId,
         propertyId: property.id,
         lockedStatus: property.status,
+        lockedStay: stayFromRow(property.id, calendarRow, stay.checkIn, stay.checkOut, stayOptions),
         requested,
         input: stay,
         ids,

@@ -89,6 +89,8 @@ export interface BookingEventOptions {
   actorCalendar?: { data: CalendarData; span: DateWindow };
   /** The covering integrations, when read in this transaction already. */
   targets?: AppendTarget[];
+  /** The unit's last write: the events are written with the commit (AppendOptions.last). */
+  last?: boolean;
 }
 
 /**
@@ -107,6 +109,7 @@ export function appendBookingEvents(trx: EventTransaction, options: BookingEvent
     propertyId: booking.property_id,
     actorIntegrationId: options.actorIntegrationId,
     targets: options.targets,
+    last: options.last,
     build: async (target: EventTarget): Promise<EventDraft[]> => {
       const drafts: EventDraft[] = [];
       if (targetSees(booking, target.integrationId)) {

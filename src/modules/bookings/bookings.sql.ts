@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type RawBuilder, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { BookingStatus, BookingsTable } from './bookings.tables.js';
 import { coveringTargetsJson, type AppendTarget } from '../events/events.log.js';
@@ -99,25 +99,31 @@ export interface CreateContext {
   targets: AppendTarget[];
 }
 
-/**
- * What a create decides on, in one round trip at the start of its transaction: a duplicate
- * external_booking_id, the covered property named by the reference (both ids given must agree),
- * locked for the calendar (the lock of calendar.sql's lockPropertyCalendar) with its status as of the lock, that
- * property's units with the integration's aliases, and the integrations its events go to.
- */
-export async function selectCreateContext(
-  trx: Transaction<DB>,
-  integrationId: number,
-  externalBookingId: string,
-  ref: { external_id?: string; doorloom_id?: number },
-): Promise<CreateContext> {
+/** The filter of the covered property a create names (both ids given must agree). */
+function coveredFilter(integrationId: number, ref: { external_id?: string; doorloom_id?: number }) {
   const byId = ref.doorloom_id !== undefined ? sql`and p.id = ${ref.doorloom_id}` : sql``;
   const byExternal = ref.external_id !== undefined ? sql`and c.external_id = ${ref.external_id}` : sql``;
-  const { rows } = await sql<{ doc: string }>`
+  return sql`c.integration_id = ${integrationId} ${byId} ${byExternal}`;
+}
+
+/** The id of the covered property a create names, as an SQL query (null when none). */
+export function coveredPropertyId(integrationId: number, ref: { external_id?: string; doorloom_id?: number }): RawBuilder<number> {
+  return sql<number>`select p.id from coverage c join properties p on p.id = c.property_id where ${coveredFilter(integrationId, ref)} limit 1`;
+}
+
+/**
+ * What a create decides on, in one statement at the start of its transaction: a duplicate
+ * external_booking_id, the covered property named by the reference (both ids given must agree),
+ * locked for the calendar (the lock of calendar.sql's lockPropertyCalendar) with its status as of the lock, that
+ * property's units with the integration's aliases, and the integrations its events go to. Its
+ * row goes to createContextOf.
+ */
+export function createContextQuery(integrationId: number, externalBookingId: string, ref: { external_id?: string; doorloom_id?: number }) {
+  return sql<{ doc: string }>`
     with prop as (
       select p.id, p.status, c.external_id
       from coverage c join properties p on p.id = c.property_id
-      where c.integration_id = ${integrationId} ${byId} ${byExternal}
+      where ${coveredFilter(integrationId, ref)}
       limit 1
       for no key update of p
     )
@@ -132,8 +138,12 @@ export async function selectCreateContext(
       ),
       'targets', ${coveringTargetsJson(sql`(select id from prop)`)}
     )::text as doc
-  `.execute(trx);
-  const doc = JSON.parse(rows[0].doc) as {
+  `;
+}
+
+/** The context of createContextQuery's row. */
+export function createContextOf(row: unknown): CreateContext {
+  const doc = JSON.parse((row as { doc: string }).doc) as {
     existing: number | null;
     property: { id: number; status: PropertyRef['status']; external_id: string | null } | null;
     units: PropertyUnit[];

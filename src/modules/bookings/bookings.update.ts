@@ -223,7 +223,8 @@ async function applyChange(
     }
     updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   }
-  const appended = await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights });
+  // nothing follows in the transaction: the events go with the commit, in one round trip
+  const appended = await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights, last: true });
   return { row: updated, changed: true, appended };
 }
 

@@ -1,9 +1,9 @@
-import { sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
+import { sql, type Compilable, type OperationNodeSource, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
-import { loadCalendarData, lockPropertyStatus, touchCalendarQuery, touchUnitHoldsQuery, type CalendarData } from './calendar.sql.js';
+import { calendarFromRow, calendarQuery, loadCalendarData, lockPropertyStatus, touchCalendarQuery, touchUnitHoldsQuery, type CalendarData } from './calendar.sql.js';
 
 export { lockPropertyCalendar, lockPropertyStatus } from './calendar.sql.js';
 
@@ -70,11 +70,33 @@ export async function availabilityForStay(
   checkOut: string,
   options: StayOptions,
 ): Promise<StayAvailability> {
-  const window = { from: checkIn, to: addDays(checkOut, -1) };
-  const nights = window.from <= window.to ? eachDate(window.from, window.to) : [];
-  const data = await loadCalendarData(trx, propertyId, window, new Set(['availability']), options.integrationId ?? null, {
+  const data = await loadCalendarData(trx, propertyId, stayWindow(checkIn, checkOut), new Set(['availability']), options.integrationId ?? null, {
     excludeBookingId: options.excludeBookingId,
   });
+  return stayAvailability(data, checkIn, checkOut, options);
+}
+
+/** The nights of a stay: check_in to the night before check_out. */
+const stayWindow = (checkIn: string, checkOut: string): DateWindow => ({ from: checkIn, to: addDays(checkOut, -1) });
+
+/**
+ * availabilityForStay's read as one statement, for a caller that sends it with others in one
+ * round trip: `propertyId` is an SQL query of the property's id. Its row goes to stayFromRow.
+ */
+export function stayCalendarQuery(trx: Transaction<DB>, propertyId: RawBuilder<number>, checkIn: string, checkOut: string, options: StayOptions) {
+  return calendarQuery(trx, propertyId, stayWindow(checkIn, checkOut), new Set(['availability']), options.integrationId ?? null, {
+    excludeBookingId: options.excludeBookingId,
+  });
+}
+
+/** availabilityForStay of stayCalendarQuery's row, for property `propertyId`. */
+export function stayFromRow(propertyId: number, row: unknown, checkIn: string, checkOut: string, options: StayOptions): StayAvailability {
+  return stayAvailability(calendarFromRow(propertyId, row, stayWindow(checkIn, checkOut)), checkIn, checkOut, options);
+}
+
+function stayAvailability(data: CalendarData, checkIn: string, checkOut: string, options: StayOptions): StayAvailability {
+  const window = stayWindow(checkIn, checkOut);
+  const nights = window.from <= window.to ? eachDate(window.from, window.to) : [];
   const direct = options.channel === 'direct';
   const stops = (scope: string | null | undefined) => scope === 'everywhere' || (scope === 'ota_only' && !direct);
 
@@ -175,6 +197,11 @@ export interface ReserveRequest {
    * create's first read takes it); without it, reserveStay takes the lock itself.
    */
   lockedStatus?: PropertyStatus;
+  /**
+   * The stay's availability as the caller read it after taking the calendar lock (a booking
+   * create reads it in the same round trip as the lock: stayCalendarQuery), with lockedStatus.
+   */
+  lockedStay?: StayAvailability;
 }
 
 export interface Reservation<R> {
@@ -209,11 +236,13 @@ export async function reserveStay<R extends { id: number }>(
   const status = request.lockedStatus ?? (await lockPropertyStatus(trx, request.propertyId));
   if (status === null) throw notFound('No such property.');
   refuseUnbookable(status);
-  const stay = await availabilityForStay(trx, request.propertyId, request.checkIn, request.checkOut, {
-    channel: request.channel,
-    integrationId: request.integrationId,
-    excludeBookingId: request.bookingId,
-  });
+  const stay =
+    request.lockedStay ??
+    (await availabilityForStay(trx, request.propertyId, request.checkIn, request.checkOut, {
+      channel: request.channel,
+      integrationId: request.integrationId,
+      excludeBookingId: request.bookingId,
+    }));
   const unitIds = stay.assign(request.units, request.prefer);
   if (!unitIds) throw unavailable(stay);
   if (request.bookingId !== undefined) await releaseStay(trx, request.propertyId, request.bookingId);

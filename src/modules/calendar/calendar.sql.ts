@@ -87,7 +87,29 @@ export async function loadCalendarData(
   // property over 92 nights take ~30 ms as rows and ~5 ms as one JSON document.
   const parts = calendarParts(db, sql`${propertyId}::int`, span, kinds, integrationId, options);
   const { rows } = await sql<{ doc: string }>`select ${jsonObject(parts)}::text as doc`.execute(db);
-  return calendarOf(propertyId, JSON.parse(rows[0].doc) as CalendarDoc, span);
+  return calendarFromRow(propertyId, rows[0], span);
+}
+
+/**
+ * loadCalendarData's statement, for a caller that sends it with others in one round trip
+ * (db/pipeline.ts). `propertyId` is the id, or an SQL query of it (run once, inside the statement).
+ * Its one row goes to calendarFromRow.
+ */
+export function calendarQuery(
+  db: Q,
+  propertyId: RawBuilder<number>,
+  span: DateWindow,
+  kinds: ReadonlySet<CalendarKind>,
+  integrationId: number | null,
+  options: { excludeBookingId?: number | null } = {},
+): RawBuilder<{ doc: string }> {
+  const parts = calendarParts(db, sql`(select id from calendar_property)`, span, kinds, integrationId, options);
+  return sql<{ doc: string }>`with calendar_property as (select (${propertyId})::int as id) select ${jsonObject(parts)}::text as doc`;
+}
+
+/** The calendar of calendarQuery's row (property `propertyId`, read for `span`). */
+export function calendarFromRow(propertyId: number, row: unknown, span: DateWindow): CalendarData {
+  return calendarOf(propertyId, JSON.parse((row as { doc: string }).doc) as CalendarDoc, span);
 }
 
 /**

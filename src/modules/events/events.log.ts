@@ -2,8 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
-import { insertEvents, selectAppendTargets, type AppendTarget, type EventRow } from './events.sql.js';
-import { noteAppended, type EventTransaction } from './events.unit.js';
+import { insertEvents, insertEventsQuery, selectAppendTargets, writtenEvents, type AppendTarget, type EventRow } from './events.sql.js';
+import { atCommit, noteAppended, type EventTransaction } from './events.unit.js';
 
 export type { AppendTarget } from './events.sql.js';
 export { withEvents, type EventTransaction } from './events.unit.js';
@@ -56,6 +56,12 @@ export interface AppendOptions {
    * coveringTargetsJson); otherwise appendEvents reads them.
    */
   targets?: AppendTarget[];
+  /**
+   * The unit's last write: nothing in the transaction reads events or sequences after it. The
+   * events are then written with the commit (atCommit in events.unit.ts), and the AppendResult
+   * is complete once withEvents has returned.
+   */
+  last?: boolean;
 }
 
 /**
@@ -134,16 +140,29 @@ export async function appendEvents(trx: EventTransaction, options: AppendOptions
         status: target.webhook_event_types.includes(draft.type) ? 'pending' : 'skipped',
       };
     });
+    const sends = target.has_webhook && rows.some((r) => r.status === 'pending');
+    // What a target's events add to the result once written (nothing when the integration was
+    // disabled after the read above).
+    const record = (written: number) => {
+      if (written === 0) return;
+      const added = new Map<string, number>();
+      for (const draft of drafts) added.set(draft.type, (added.get(draft.type) ?? 0) + 1);
+      recorded.set(target.id, drafts.length);
+      for (const [type, n] of added) types.set(type, (types.get(type) ?? 0) + n);
+      if (sends) deliverable.push(target.id);
+      noteAppended(trx, sends ? [target.id] : [], added);
+    };
+    const head = { integrationId: target.id, origin, propertyId: options.propertyId, createdAt: now };
+    if (options.last && rows.length <= 500) {
+      atCommit(trx, insertEventsQuery(head, rows), (result) => record(writtenEvents(result)), sends ? target.id : null);
+      continue;
+    }
     let written = 0;
     for (let i = 0; i < rows.length; i += 500) {
-      written += await insertEvents(trx, { integrationId: target.id, origin, propertyId: options.propertyId, createdAt: now }, rows.slice(i, i + 500));
+      written += await insertEvents(trx, head, rows.slice(i, i + 500));
       if (written === 0) break; // disabled after the read above: records nothing
     }
-    if (written === 0) continue;
-    recorded.set(target.id, drafts.length);
-    for (const draft of drafts) types.set(draft.type, (types.get(draft.type) ?? 0) + 1);
-    if (target.has_webhook && rows.some((r) => r.status === 'pending')) deliverable.push(target.id);
+    record(written);
   }
-  noteAppended(trx, deliverable, types);
   return { recorded, deliverable, types };
 }

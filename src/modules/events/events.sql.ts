@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type QueryResult, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -14,10 +14,15 @@ export async function currentSchema(db: Q): Promise<string> {
  * integration: inside a transaction PostgreSQL sends them at commit, and drops them on rollback.
  */
 export async function notifyEvents(db: Q, integrationIds: number[], tag: string): Promise<void> {
-  await sql`
+  await notifyEventsQuery(integrationIds, tag).execute(db);
+}
+
+/** notifyEvents' statement, for a caller that sends it with others. */
+export function notifyEventsQuery(integrationIds: number[], tag: string): RawBuilder<unknown> {
+  return sql`
     select pg_notify(left('doorloom_events_' || current_schema(), 63), id::text || ':' || ${tag}::text)
     from unnest(${integrationIds}::int[]) as id
-  `.execute(db);
+  `;
 }
 
 /** A receiving integration as appendEvents reads it. */
@@ -71,8 +76,16 @@ export async function insertEvents(
   target: { integrationId: number; origin: 'partner' | 'doorloom'; propertyId: number | null; createdAt: Date },
   rows: EventRow[],
 ): Promise<number> {
+  return writtenEvents(await insertEventsQuery(target, rows).execute(trx));
+}
+
+/** insertEvents' statement, for a caller that sends it with others (its result goes to writtenEvents). */
+export function insertEventsQuery(
+  target: { integrationId: number; origin: 'partner' | 'doorloom'; propertyId: number | null; createdAt: Date },
+  rows: EventRow[],
+): RawBuilder<{ n: number }> {
   const values = sql.join(rows.map((r, n) => sql`(${sql.lit(n + 1)}::int, ${r.id}::text, ${r.type}::text, ${r.from}::date, ${r.to}::date, ${r.head}::text, ${r.tail}::text, ${r.status}::text)`));
-  const { rows: inserted } = await sql<{ n: number }>`
+  return sql<{ n: number }>`
     with allocated as (
       update integrations set last_sequence = last_sequence + ${rows.length}
       where id = ${target.integrationId} and status != 'disabled'
@@ -90,9 +103,11 @@ export async function insertEvents(
       returning 1
     )
     select count(*)::int as n from added
-  `.execute(trx);
-  return inserted[0]?.n ?? 0;
+  `;
 }
+
+/** The rows insertEventsQuery wrote (0 when the integration was disabled meanwhile). */
+export const writtenEvents = (result: QueryResult<unknown>): number => (result.rows[0] as { n: number } | undefined)?.n ?? 0;
 
 /** The integration's last sequence, as a query to run inside another statement (a snapshot's watermark). */
 export function lastSequenceQuery(db: Kysely<DB> | Transaction<DB>, integrationId: number) {

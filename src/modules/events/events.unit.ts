@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { QueryResult, RawBuilder, Transaction } from 'kysely';
+import { pipeline } from '../../db/pipeline.js';
 import type { DB } from '../../db/schema.js';
 import { listen, type Listener, type ListenerState } from '../../db/listener.js';
 import type { Deps } from '../../deps.js';
-import { currentSchema, notifyEvents } from './events.sql.js';
+import { currentSchema, notifyEvents, notifyEventsQuery } from './events.sql.js';
 
 /**
  * The unit of work of every event producer: a transaction that records events and, once it has
@@ -25,6 +26,8 @@ interface Appended {
   deliverable: Set<number>;
   /** Events recorded per kind (for /metrics, signalled as `recorded`). */
   types: Map<string, number>;
+  /** Event writes left for the commit (atCommit), in order, each with what to do with its result. */
+  atCommit: Array<{ query: RawBuilder<unknown>; settle(result: QueryResult<unknown>): void; integrationId: number | null }>;
 }
 
 /** A transaction opened by withEvents: appendEvents records into it what delivery must be woken for. */
@@ -37,6 +40,16 @@ export function noteAppended(trx: EventTransaction, deliverable: Iterable<number
   for (const [type, n] of types) appended.types.set(type, (appended.types.get(type) ?? 0) + n);
 }
 
+/**
+ * Leaves a statement for the commit: withEvents sends it after `work` returns, with the
+ * notification and the commit, in one round trip on PostgreSQL, and `settle` gets its result
+ * before withEvents returns. For the last writes of a unit (nothing in the transaction reads
+ * what they write); `integrationId` is an integration that may get an event to send from it.
+ */
+export function atCommit(trx: EventTransaction, query: RawBuilder<unknown>, settle: (result: QueryResult<unknown>) => void, integrationId: number | null): void {
+  trx[APPENDED].atCommit.push({ query, settle, integrationId });
+}
+
 /** Identifies this process in its own notifications, so that its listener skips what it already knows. */
 const PROCESS_TAG = randomBytes(6).toString('hex');
 
@@ -45,13 +58,24 @@ const PROCESS_TAG = randomBytes(6).toString('hex');
  * integration that got an event to send; a rollback wakes nothing.
  */
 export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine'>, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
-  const appended: Appended = { deliverable: new Set(), types: new Map() };
+  const appended: Appended = { deliverable: new Set(), types: new Map(), atCommit: [] };
   const { deliverable } = appended;
   const result = await deps.db.transaction().execute(async (trx) => {
     Object.defineProperty(trx, APPENDED, { value: appended, enumerable: false });
     const out = await work(trx as EventTransaction);
-    // Sent at commit, to every listening process (this one's listener skips its own tag).
-    if (deliverable.size > 0 && deps.engine === 'postgres') await notifyEvents(trx, [...deliverable], PROCESS_TAG);
+    // Sent at commit, to every listening process (this one's listener skips its own tag). The
+    // writes left for the commit are counted before their results are known: a notification
+    // too many (an integration disabled meanwhile) only makes a listener look and find nothing.
+    const notified = new Set(deliverable);
+    for (const write of appended.atCommit) if (write.integrationId !== null) notified.add(write.integrationId);
+    const notify = notified.size > 0 && deps.engine === 'postgres' ? [notifyEventsQuery([...notified], PROCESS_TAG)] : [];
+    if (appended.atCommit.length > 0) {
+      // One round trip for the last writes, the notification and the commit (booking creates:
+      // see docs/performance.md, seventh round).
+      const writes = appended.atCommit.splice(0);
+      const results = await pipeline(trx, [...writes.map((w) => w.query), ...notify], { commit: true });
+      writes.forEach((write, i) => write.settle(results[i]));
+    } else if (notify.length > 0) await notify[0].execute(trx);
     return out;
   });
   if (appended.types.size > 0) deps.signals.emit('recorded', appended.types);

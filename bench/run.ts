@@ -5,7 +5,7 @@
  * stopped at the end (bench/lib/processes.ts).
  *
  *   BENCH_SECONDS=8        measured seconds of each load run (warm-up BENCH_WARMUP=1 before it)
- *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,sync,snapshots,pglite,growth,soak,wakeup
+ *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,sync,snapshots,pglite,growth,soak,wakeup,network
  *                          a subset (workers needs the WORKERS=1 figures, so it runs them too)
  *   BENCH_PROFILE=1        run the PostgreSQL services of /me, booking creates and delivery under
  *                          node --cpu-prof; print the top self-time functions of each measured
@@ -30,6 +30,9 @@
  *              bench/lib/pglite-memory.mjs on its DATA_DIR (item 7)
  *   soak-*     PGlite, then PostgreSQL, rate limits on, the receiver: the mixed soak (item 11,
  *              BENCH_ONLY=soak, BENCH_SOAK_SECONDS)
+ *   pg-net     PostgreSQL through a TCP proxy that delays 1 ms each way, RATE_LIMITS=off: booking
+ *              creates one at a time (round trips counted) and 20 clients on one property, against
+ *              the INSERT baseline through the same proxy (BENCH_ONLY=network)
  * The booking baseline (item 1) is bench/lib/baseline-server.mjs with DATABASE_URL (POST /insert),
  * run after pg-on; POST /sync (item 6) runs on pg-hooks.
  * RATE_LIMITS=off only where the contract's per-minute tiers would otherwise be what is measured
@@ -48,6 +51,7 @@ import { bareMedian, fanOut, manyStreams, Receiver, singleStream, syncRun } from
 import { baselineMe, meLoad } from './scenarios/me.js';
 import { snapshotRun } from './scenarios/snapshots.js';
 import { wakeupRun } from './scenarios/wakeup.js';
+import { DELAY_MS, delayProxy, networkBaseline, networkRun, throughProxy } from './scenarios/network.js';
 import { BIG, growthRun } from './scenarios/growth.js';
 import { SOAK_SECONDS, soakRun, type SoakResult } from './scenarios/soak.js';
 
@@ -405,6 +409,49 @@ async function main() {
       await svc.stop();
       await receiverProcess.stop();
     }
+  }
+
+  // ---- PostgreSQL behind a 1 ms (each way) network: booking creates ------------------------------
+  if (wanted('network')) {
+    const db = await createBenchDatabase();
+    const proxy = await delayProxy(new URL(db));
+    const svc = await start('pg-net', { DATABASE_URL: throughProxy(db, proxy.port), RATE_LIMITS: 'off' }, false);
+    const n = await networkRun(svc, proxy);
+    await svc.stop();
+    const insertPort = await freePort();
+    const insertServer = await startScript(path.join(ROOT, 'bench/lib/baseline-server.mjs'), { PORT: String(insertPort), DATABASE_URL: throughProxy(db, proxy.port) }, /listening/);
+    const base = await networkBaseline(`http://127.0.0.1:${insertPort}`, proxy);
+    await insertServer.stop();
+    await proxy.close();
+    const delay = `${DELAY_MS} ms each way to PostgreSQL (in-process TCP proxy)`;
+    push({
+      item: 1,
+      scenario: `POST /bookings one at a time, ${DELAY_MS} ms each way to PostgreSQL`,
+      engine: 'postgres',
+      value: n.sequential.p50,
+      unit: 'ms (p50)',
+      baseline: base.p50,
+      ratio: round(n.sequential.p50 / base.p50),
+      p50: n.sequential.p50,
+      p99: n.sequential.p99,
+      note: joinNotes(
+        `${n.sequential.writesPerCreate} database round trips per create (writes the proxy saw), the INSERT baseline ${base.writesPerInsert}`,
+        `baseline: the single-row INSERT transaction through the same proxy, p50 ${base.p50} ms; ratio = create p50 / baseline p50`,
+        'RATE_LIMITS=off',
+        n.other !== 'none' && `other answers: ${n.other}`,
+      ),
+      detail: { ...n, baseline: base, delay },
+    });
+    push({
+      item: 1,
+      scenario: `POST /bookings, 20 clients, one property, ${DELAY_MS} ms each way to PostgreSQL`,
+      engine: 'postgres',
+      value: n.onePropertyPerSecond,
+      unit: 'creates/s',
+      p50: n.onePropertyP50,
+      note: joinNotes('every create takes the property\'s calendar lock: the round trips made while holding it bound the rate', 'RATE_LIMITS=off'),
+    });
+    log(`network: ${n.sequential.p50} ms per create one at a time (${n.sequential.writesPerCreate} round trips), baseline ${base.p50} ms; ${n.onePropertyPerSecond} creates/s on one property`);
   }
 
   // ---- PostgreSQL: cross-process wake-up ---------------------------------------------------------

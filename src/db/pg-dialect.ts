@@ -90,7 +90,9 @@ class PgDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    (connection as PgConnection).client.release();
+    const { client } = connection as PgConnection;
+    client.resetTransaction();
+    client.release();
   }
 
   async destroy(): Promise<void> {

@@ -225,6 +225,12 @@ export class PreparingClient extends pg.Client {
     return result as never;
   }
 
+  /** Back in the pool: nothing of a transaction is carried over to the next holder. */
+  resetTransaction(): void {
+    this.beginPending = false;
+    this.committed = false;
+  }
+
   /** The name a statement runs under on this connection, or undefined to run it unnamed. */
   private nameFor(text: string, values: unknown[]): string | undefined {
     if (values.length === 0 || !DATA_STATEMENT.test(text)) return undefined;
@@ -245,13 +251,15 @@ export class PreparingClient extends pg.Client {
     const connection = (this as unknown as { connection: ProtocolConnection }).connection;
     const begin = this.beginPending;
     this.beginPending = false;
+    // Only an open transaction is committed here (outside one, each statement commits on its own).
+    const commit = options.commit === true && (begin || this.getTransactionStatus() === 'T');
     const named = statements.map((s) => ({ ...s, name: this.nameFor(s.text, s.values) }));
     // Names parsed in this frame: pg moves a name to parsedStatements on ParseComplete only for a
     // query of its own, so the frame does it once the answers are in.
     const fresh = named.filter((s) => s.name && connection.parsedStatements[s.name] === undefined && connection.submittedNamedStatements[s.name] === undefined);
     const run = new Promise<pg.QueryResult[]>((resolve, reject) => {
       for (const s of named) prepareValues(s.values);
-      const frame = new Frame(named, (this as unknown as { _types: unknown })._types, begin, options.commit === true, (error, results) => {
+      const frame = new Frame(named, (this as unknown as { _types: unknown })._types, begin, commit, (error, results) => {
         if (error) {
           // Whether each new Parse succeeded is not known: those names are not used again here.
           for (const s of fresh) {
@@ -266,7 +274,7 @@ export class PreparingClient extends pg.Client {
           connection.parsedStatements[s.name!] = s.text;
           delete connection.submittedNamedStatements[s.name!];
         }
-        if (options.commit) this.committed = true;
+        if (commit) this.committed = true;
         resolve(results!);
       });
       super.query(frame as never);

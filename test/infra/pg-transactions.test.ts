@@ -155,5 +155,16 @@ describe.runIf(databaseUrl)('transactions on PostgreSQL (one round trip fewer)',
     const { value } = await roundTrips((trx) => pipeline(trx, [trx.insertInto('items').values({ id: 71, name: 'now' }), trx.selectFrom('items').select('name').where('id', '=', 71)], { commit: true }));
     expect(value[1].rows).toEqual([{ name: 'now' }]);
   });
-});
 
+  it('commit outside a transaction commits nothing of the next one: its rollback still rolls back', async () => {
+    await pipeline(db, [db.insertInto('items').values({ id: 80, name: 'alone' })], { commit: true });
+    expect(await byId(db, 80)).toEqual({ name: 'alone' });
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ id: 81, name: 'rolled back' }).execute();
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    expect(await byId(db, 81)).toBeUndefined();
+  });
+});

@@ -183,7 +183,7 @@ export class PreparingClient extends pg.Client {
    * round trips each before): see docs/performance.md, seventh round.
    */
   private beginPending = false;
-  /** The open transaction committed at the end of a pipeline: Kysely's commit is answered here. */
+  /** The open transaction committed at the end of a frame: Kysely's commit is answered here. */
   private committed = false;
 
   override query(config: unknown, values?: unknown, callback?: unknown): never {

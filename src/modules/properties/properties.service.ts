@@ -150,6 +150,8 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
       propertyId: row.id,
       actorIntegrationId: actor.integrationId,
       build: (target) => initialEventDrafts(trx, row.id, target, today, deps.config, target.integrationId === actor.integrationId ? state : undefined),
+      // nothing follows in the transaction: the events go with the commit, in one round trip
+      last: true,
     });
     return { block: propertyBlock(state), appended };
   });

@@ -46,6 +46,8 @@ export interface CalendarEventOptions {
    */
   nights: DateWindow | DateWindow[] | 'horizon';
   settings: CalendarSettings;
+  /** The unit's last write: the events are written with the commit (AppendOptions.last). */
+  last?: boolean;
 }
 
 /**
@@ -63,6 +65,7 @@ export async function appendCalendarEvents(trx: EventTransaction, options: Calen
     clock: options.clock,
     propertyId: options.propertyId,
     actorIntegrationId: options.actorIntegrationId,
+    last: options.last,
     build: (target) => {
       const windows =
         pieces === null
@@ -101,6 +104,8 @@ function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, to
 /**
  * Runs a host edit: locks the property's calendar (so a concurrent booking cannot decide on the
  * state being replaced), applies the change, records the events, commits, then wakes delivery.
+ * Each `work` records its events last (`last: true`: what it reads afterwards is the calendar,
+ * not the events), so they are written with the commit, in one round trip.
  */
 async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: EventTransaction) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
   const { result } = await withEvents(deps, async (trx) => {
@@ -203,6 +208,7 @@ export async function setCalendar(deps: Deps, propertyId: number, body: Calendar
       kinds: ['availability'],
       nights: w,
       settings: settingsOf(deps),
+      last: true,
     });
     const data = await loadCalendarData(trx, propertyId, w, new Set(['availability']), null);
     return { result: { doorloom_id: propertyId, window: w, data: buildPayload('availability', data, w) }, appended };
@@ -240,6 +246,7 @@ export async function setRateOverrides(deps: Deps, propertyId: number, body: Rat
       kinds: ['rates'],
       nights: w,
       settings: settingsOf(deps),
+      last: true,
     });
     const data = await loadCalendarData(trx, propertyId, w, new Set(['rates']), null);
     return { result: { doorloom_id: propertyId, window: w, data: buildPayload('rates', data, w) }, appended };
@@ -321,6 +328,7 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
       kinds: ['restrictions'],
       nights: ruleKeys.length > 0 ? 'horizon' : window!,
       settings: settingsOf(deps),
+      last: true,
     });
     const shown = window ?? { from: kolkataDate(deps.clock.now()), to: kolkataDate(deps.clock.now()) };
     const data = await loadCalendarData(trx, propertyId, shown, new Set(['restrictions']), null);
@@ -391,6 +399,7 @@ function horizonRates(deps: Deps, trx: EventTransaction, propertyId: number): Pr
     kinds: ['rates'],
     nights: 'horizon',
     settings: settingsOf(deps),
+    last: true,
   });
 }
 

@@ -224,6 +224,8 @@ export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, in
           availability: units?.saleChanged ?? false,
           rates: pricesChanged,
         }),
+      // only the property is read after it, not the events: they go with the commit
+      last: true,
     });
     const after = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
     return { block: propertyBlock(after!), appended };

@@ -642,6 +642,7 @@ async function main() {
             `${r.fiveXx} 5xx${r.failures ? `, ${r.failures} socket errors` : ''}${r.skipped ? `, ${r.skipped} paced requests not sent (client > 1 s behind)` : ''}`,
             `worst 15 s p99 after minute 1: ${r.worstP99AfterFirstMinute} ms`,
             `size by minute ${r.sizes.map((x) => Math.round(x.mib)).join(' → ')} MiB (${r.growthMibPerMinute} MiB/min from the start)`,
+            engine === 'pglite' && `of which pg_wal ${r.sizes.map((x) => x.wal_mib).join(' → ')} MiB`,
           ),
           detail: { ...r },
         });

@@ -54,7 +54,7 @@ export interface SoakResult {
   skipped: number;
   windows: Array<{ from_s: number; requests: number; p50: number; p99: number; max: number; five_xx: number }>;
   /** Bytes of storage at each minute mark (0 = when the load started). */
-  sizes: Array<{ at_s: number; mib: number }>;
+  sizes: Array<{ at_s: number; mib: number; wal_mib?: number }>;
   growthMibPerMinute: number;
   /** Growth after the first minute (setup and warm caches excluded). */
   growthMibPerMinuteAfterFirst: number;
@@ -94,14 +94,17 @@ export async function soakRun(service: Service, engine: 'pglite' | 'postgres', r
   const samples: string[] = [];
   let failures = 0;
   let skipped = 0;
-  const sizes: Array<{ at_s: number; mib: number }> = [{ at_s: 0, mib: (await size()) / 2 ** 20 }];
+  // PGlite's pg_wal, counted in DATA_DIR: its segments are kept and recycled up to min_wal_size
+  const walMib = async () => (engine === 'pglite' ? Math.round((await dirBytes(path.join(service.dataDir, 'pglite', 'pg_wal'))) / 2 ** 20) : undefined);
+  const sizes: Array<{ at_s: number; mib: number; wal_mib?: number }> = [{ at_s: 0, mib: (await size()) / 2 ** 20, wal_mib: await walMib() }];
 
   const sizer = (async () => {
     for (let minute = 1; minute * 60_000 <= SOAK_SECONDS * 1000; minute++) {
       await sleep(Math.max(0, start + minute * 60_000 - performance.now()));
       const mib = (await size()) / 2 ** 20;
-      sizes.push({ at_s: minute * 60, mib: Math.round(mib * 10) / 10 });
-      log(`soak ${engine}: minute ${minute}, ${Math.round(mib)} MiB`);
+      const wal = await walMib();
+      sizes.push({ at_s: minute * 60, mib: Math.round(mib * 10) / 10, wal_mib: wal });
+      log(`soak ${engine}: minute ${minute}, ${Math.round(mib)} MiB${wal === undefined ? '' : ` (pg_wal ${wal} MiB)`}`);
     }
   })();
 

@@ -19,8 +19,9 @@ import type { DB } from './schema.js';
  *   passed DEAD_ROWS + DEAD_SHARE × live rows, with ANALYZE when enough rows changed since the last
  *   one. Thresholds are lower than autovacuum's (50 + 0.2 ×) since nothing else will run it: a
  *   table vacuumed often has few pages to visit each time, so each VACUUM stays short;
- * - CHECKPOINTs once CHECKPOINT_WAL bytes of WAL were written since the last one, so each one
- *   writes a few MB instead of up to 128 MB, and pg_wal stays near min_wal_size.
+ * - and every WAL_CHECK_MS (more often: the WAL fills faster than tables bloat) it CHECKPOINTs once
+ *   CHECKPOINT_WAL bytes of WAL were written since the last one, so each one writes a few MB
+ *   instead of up to 128 MB, and pg_wal stays at min_wal_size (two segments, see openPGlite).
  *
  * Each table and the checkpoint are separate statements: requests queued on the single connection
  * run between them. Nothing runs on PostgreSQL, whose autovacuum and checkpointer do this.
@@ -29,8 +30,10 @@ const DEAD_ROWS = 1_000;
 const DEAD_SHARE = 0.1;
 const ANALYZE_ROWS = 5_000;
 const ANALYZE_SHARE = 0.2;
-const CHECKPOINT_WAL = 32 * 2 ** 20;
+/** Half of max_wal_size (32 MB): the next segment is one recycled from before the last checkpoint. */
+const CHECKPOINT_WAL = 16 * 2 ** 20;
 export const MAINTENANCE_INTERVAL_MS = 30_000;
+const WAL_CHECK_MS = 5_000;
 
 export interface MaintenanceStep {
   action: 'vacuum' | 'vacuum analyze' | 'analyze' | 'checkpoint';
@@ -47,8 +50,15 @@ interface TableStats {
   n_mod_since_analyze: number;
 }
 
-/** One round: the steps it took (empty when nothing was due). */
-export async function maintainOnce(db: Kysely<DB>): Promise<MaintenanceStep[]> {
+/** One round (without `tables`, only the checkpoint check): the steps it took (empty when nothing was due). */
+export async function maintainOnce(db: Kysely<DB>, options: { tables?: boolean } = {}): Promise<MaintenanceStep[]> {
+  const steps = options.tables === false ? [] : await maintainTables(db);
+  const checkpoint = await checkpointIfDue(db);
+  if (checkpoint) steps.push(checkpoint);
+  return steps;
+}
+
+async function maintainTables(db: Kysely<DB>): Promise<MaintenanceStep[]> {
   const steps: MaintenanceStep[] = [];
   await sql`select pg_stat_force_next_flush()`.execute(db);
   const { rows } = await sql<TableStats>`
@@ -65,16 +75,18 @@ export async function maintainOnce(db: Kysely<DB>): Promise<MaintenanceStep[]> {
     else await sql`analyze ${sql.table(t.relname)}`.execute(db);
     steps.push({ action: vacuum ? (analyze ? 'vacuum analyze' : 'vacuum') : 'analyze', table: t.relname, trigger: t.n_dead_tup, ms: Math.round(performance.now() - started) });
   }
+  return steps;
+}
+
+async function checkpointIfDue(db: Kysely<DB>): Promise<MaintenanceStep | null> {
   const wal = await sql<{ bytes: string }>`
     select (pg_current_wal_lsn() - (select redo_lsn from pg_control_checkpoint()))::text as bytes
   `.execute(db);
   const since = Number(wal.rows[0]?.bytes ?? 0);
-  if (since >= CHECKPOINT_WAL) {
-    const started = performance.now();
-    await sql`checkpoint`.execute(db);
-    steps.push({ action: 'checkpoint', trigger: since, ms: Math.round(performance.now() - started) });
-  }
-  return steps;
+  if (since < CHECKPOINT_WAL) return null;
+  const started = performance.now();
+  await sql`checkpoint`.execute(db);
+  return { action: 'checkpoint', trigger: since, ms: Math.round(performance.now() - started) };
 }
 
 export interface Maintenance {
@@ -85,9 +97,12 @@ export interface Maintenance {
 export function startMaintenance(deps: Deps, intervalMs = MAINTENANCE_INTERVAL_MS): Maintenance {
   if (deps.engine !== 'pglite') return { stop: async () => {} };
   let running: Promise<void> | null = null;
+  const checkMs = Math.min(intervalMs, WAL_CHECK_MS);
+  const tablesEvery = Math.max(1, Math.round(intervalMs / checkMs));
+  let ticks = 0;
   const tick = () => {
     if (running) return;
-    running = maintainOnce(deps.db)
+    running = maintainOnce(deps.db, { tables: ++ticks % tablesEvery === 0 })
       .then((steps) => {
         for (const step of steps) {
           const line = `maintenance: ${step.action}${step.table ? ` ${step.table}` : ''} in ${step.ms} ms`;
@@ -98,7 +113,7 @@ export function startMaintenance(deps: Deps, intervalMs = MAINTENANCE_INTERVAL_M
       .catch((error) => deps.log.warn({ err: error }, 'maintenance failed'))
       .finally(() => (running = null));
   };
-  const timer = setInterval(tick, intervalMs).unref();
+  const timer = setInterval(tick, checkMs).unref();
   return {
     async stop() {
       clearInterval(timer);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX, buildApp } from '../../src/app.js';
-import { SnapshotCache } from '../../src/modules/calendar/calendar.snapshot-cache.js';
+import { sql } from 'kysely';
+import { SnapshotCache, touchedLocallySince } from '../../src/modules/calendar/calendar.snapshot-cache.js';
 import { createRuntimeState } from '../../src/runtime.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { bookingBody, createVilla, day, newKey, type Villa } from '../bookings/fixtures.js';
@@ -185,10 +186,35 @@ describe('availability snapshot cache', () => {
   });
 });
 
+describe('availability snapshot cache, writes this process does not see', () => {
+  it('a write of another node (here plain SQL, past the local hint) is found by the version check', async () => {
+    await plantMarker();
+    const night = day(ctx, 35);
+    // what another node's host edit commits: a night's cap, and the property's version moved
+    await sql`insert into calendar_nights (property_id, night, units_cap) values (${villa.id}, ${night}::date, 1)
+      on conflict (property_id, night) do update set units_cap = 1`.execute(ctx.deps.db);
+    await sql`update calendar_versions set version = nextval('calendar_version_seq') where property_id = ${villa.id}`.execute(ctx.deps.db);
+    expect(touchedLocallySince(ctx.deps.state.snapshots.get(keyOf(villa.externalId))!)).toBe(false);
+    const served = await expectFresh();
+    expect(served.data.dates.find((d: { date: string }) => d.date === night).units_cap).toBe(1);
+  });
+
+  it('a write through this process skips the version check: the read goes straight to the rebuild', async () => {
+    await plantMarker();
+    const entry = ctx.deps.state.snapshots.get(keyOf(villa.externalId))!;
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 36), to: day(ctx, 36), units_cap: 2 })).statusCode).toBe(200);
+    expect(touchedLocallySince(entry)).toBe(true);
+    const served = await expectFresh();
+    expect(served.data.dates.find((d: { date: string }) => d.date === day(ctx, 36)).units_cap).toBe(2);
+    // the rebuilt entry is current again: the next read is served from it after the check
+    expect(touchedLocallySince(ctx.deps.state.snapshots.get(keyOf(villa.externalId))!)).toBe(false);
+  });
+});
+
 describe('SnapshotCache', () => {
   it('keeps at most its byte budget, dropping the entry used least recently', () => {
     const cache = new SnapshotCache(10);
-    const entry = (json: string) => ({ propertyId: 1, version: '1', json, holds: null });
+    const entry = (json: string) => ({ propertyId: 1, version: '1', touch: 0, json, holds: null });
     cache.set('a', entry('1234'));
     cache.set('b', entry('1234'));
     expect(cache.get('a')).toBeDefined(); // a is now the most recent

@@ -6,7 +6,7 @@ import { addDays, DATE_MESSAGE, daysBetween, isValidDate, kolkataDate, type Date
 import { lastSequenceQuery } from '../events/events.sql.js';
 import { coveredPropertyQuery, requireCoveredProperty } from '../properties/properties.resolve.js';
 import { buildPayload, calendarSettings, type CalendarKind } from './calendar.payloads.js';
-import { SnapshotCache } from './calendar.snapshot-cache.js';
+import { localTouchMark, localTouchSince, SnapshotCache, touchedLocallySince } from './calendar.snapshot-cache.js';
 import { loadSnapshotData, loadSnapshotHead, type SnapshotHead } from './calendar.sql.js';
 
 export const SNAPSHOT_MAX_NIGHTS = 92;
@@ -98,7 +98,10 @@ export async function readSnapshot(
   const key = SnapshotCache.key(integrationId, propertyRef, window.from, window.to);
   const cached = cache?.get(key);
   let knownHolds = null;
-  if (cached) {
+  const mark = localTouchMark();
+  // Written by this process since it was kept: the version moved, no need to ask (hint only).
+  if (cached && touchedLocallySince(cached)) knownHolds = cached.holds;
+  else if (cached) {
     const head = await loadSnapshotHead(deps.db, property, lastSequence);
     if (!head) throw notFound('No such property.');
     if (head.property.id === cached.propertyId && head.version === cached.version) return snapshot(head, cached.json);
@@ -109,7 +112,9 @@ export async function readSnapshot(
   const read = await loadSnapshotData(deps.db, property, lastSequence, window, kind, integrationId, knownHolds);
   if (!read) throw notFound('No such property.');
   const dataJson = JSON.stringify(buildPayload(kind, read.data, window, calendarSettings(deps.config)));
-  if (cache && read.version !== null) cache.set(key, { propertyId: read.property.id, version: read.version, json: dataJson, holds: read.holds });
+  if (cache && read.version !== null) {
+    cache.set(key, { propertyId: read.property.id, version: read.version, touch: localTouchSince(read.property.id, mark), json: dataJson, holds: read.holds });
+  }
   else cache?.delete(key);
   return snapshot(read, dataJson);
 }

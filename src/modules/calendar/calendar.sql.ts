@@ -2,6 +2,7 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Transaction } 
 import type { DB } from '../../db/schema.js';
 import { fromEpochDay, toEpochDay, type DateWindow } from '../../lib/time.js';
 import type { BlockScope, CalendarNightsTable } from './calendar.tables.js';
+import { noteLocalCalendarTouch } from './calendar.snapshot-cache.js';
 import { PRICE_COLUMNS } from '../properties/properties.input.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -227,6 +228,7 @@ export async function loadSnapshotHead(
  * visible, in this process or any other. The statement, to run alone or as a CTE of a writer's.
  */
 export function touchCalendarQuery(propertyId: number): RawBuilder<unknown> {
+  noteLocalCalendarTouch(propertyId);
   return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
     on conflict (property_id) do update set version = excluded.version`;
 }

@@ -41,6 +41,18 @@ describe('embedded engine maintenance', () => {
     }
   });
 
+  it('analyzes a small table once more than 50 + 10 % of its rows changed, so its plans see its size', async () => {
+    if (ctx.deps.engine !== 'pglite') return expect(ctx.deps.engine).toBe('postgres');
+    await sql`create table small (id int primary key)`.execute(ctx.deps.db);
+    await sql`insert into small select generate_series(1, 40)`.execute(ctx.deps.db);
+    expect((await maintainOnce(ctx.deps.db)).some((s) => s.table === 'small')).toBe(false);
+    await sql`insert into small select generate_series(41, 120)`.execute(ctx.deps.db);
+    const steps = await maintainOnce(ctx.deps.db);
+    expect(steps.find((s) => s.table === 'small')?.action).toBe('analyze');
+    const stats = await sql<{ n: number }>`select reltuples::int as n from pg_class where oid = 'small'::regclass`.execute(ctx.deps.db);
+    expect(stats.rows[0].n).toBe(120);
+  });
+
   it('checkpoints once enough WAL was written since the last checkpoint', async () => {
     if (ctx.deps.engine !== 'pglite') return expect(ctx.deps.engine).toBe('postgres');
     await maintainOnce(ctx.deps.db);

@@ -19,12 +19,15 @@ import type { DB } from './schema.js';
  *   passed DEAD_ROWS + DEAD_SHARE × live rows (a smaller share than autovacuum's 50 + 0.2 ×, since
  *   nothing else will run it: a table vacuumed often has few pages to visit each time, so each
  *   VACUUM stays short);
- * - ANALYZEs (with the VACUUM when both are due) each table in which more than ANALYZE_ROWS +
- *   ANALYZE_SHARE × live rows changed since the last one: autovacuum's rule, so small tables get
- *   statistics too. Without them the planner guesses their sizes: the availability rebuild's
- *   statement on the 50-unit bench property planned a nested loop over every unit and alias pair,
- *   and the whole first read after a host edit took 1.33 ms in-process on PGlite against 1.20
- *   once the tables were analyzed (1.20 against 1.10 on PostgreSQL);
+ * - ANALYZEs (with the VACUUM when both are due) each table in which enough rows changed since the
+ *   last one. Under SMALL_TABLE live rows that is autovacuum's rule (more than 50 + 10 %), so small
+ *   tables get statistics: without them the planner guesses their sizes, and the availability
+ *   rebuild's statement on the 50-unit bench property planned a nested loop over every unit and
+ *   alias pair (the first read after a host edit took 1.33 ms in-process on PGlite, 1.20 once the
+ *   tables were analyzed). Larger tables wait for 5,000 + 20 %: ANALYZE samples up to 30,000 rows
+ *   and holds the only connection meanwhile (80–125 ms for 100k events-like rows); with
+ *   autovacuum's rule for every table, the soak's 15 s windows had a p99 of up to 108 ms (max 212)
+ *   against 24 ms;
  * - and every WAL_CHECK_MS (more often: the WAL fills faster than tables bloat) it CHECKPOINTs once
  *   CHECKPOINT_WAL bytes of WAL were written since the last one, so each one writes a few MB
  *   instead of up to 128 MB, and pg_wal stays at min_wal_size (two segments, see openPGlite).
@@ -34,8 +37,8 @@ import type { DB } from './schema.js';
  */
 const DEAD_ROWS = 1_000;
 const DEAD_SHARE = 0.1;
-const ANALYZE_ROWS = 50;
-const ANALYZE_SHARE = 0.1;
+const SMALL_TABLE = 10_000;
+const analyzeThreshold = (liveRows: number) => (liveRows < SMALL_TABLE ? 50 + 0.1 * liveRows : 5_000 + 0.2 * liveRows);
 /** Half of max_wal_size (32 MB): the next segment is one recycled from before the last checkpoint. */
 const CHECKPOINT_WAL = 16 * 2 ** 20;
 export const MAINTENANCE_INTERVAL_MS = 30_000;
@@ -74,7 +77,7 @@ async function maintainTables(db: Kysely<DB>): Promise<MaintenanceStep[]> {
   `.execute(db);
   for (const t of rows) {
     const vacuum = t.n_dead_tup >= DEAD_ROWS + DEAD_SHARE * t.n_live_tup;
-    const analyze = t.n_mod_since_analyze > ANALYZE_ROWS + ANALYZE_SHARE * t.n_live_tup;
+    const analyze = t.n_mod_since_analyze > analyzeThreshold(t.n_live_tup);
     if (!vacuum && !analyze) continue;
     const started = performance.now();
     if (vacuum) await sql`vacuum ${sql.raw(analyze ? '(analyze) ' : '')}${sql.table(t.relname)}`.execute(db);

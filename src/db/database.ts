@@ -92,7 +92,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /**
  * The embedded engine keeps as little WAL as PostgreSQL allows (two 16 MB segments), with the
- * maintenance loop checkpointing every WAL_CHECKPOINT_BYTES (maintenance.ts). With the defaults
+ * maintenance loop checkpointing after every 16 MB of WAL (CHECKPOINT_WAL in maintenance.ts). With the defaults
  * (min_wal_size 80 MB, max_wal_size 1 GB) pg_wal filled up to 64 MB in the soak, one segment at a
  * time: DATA_DIR grew in 16 MB steps during the first minutes while its data files grew as
  * PostgreSQL's did (38 → 49 → 59 → 71 MiB by minute). Measured with a write loop: pg_wal stays at

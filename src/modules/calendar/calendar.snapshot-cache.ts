@@ -15,7 +15,7 @@ import type { UnitHolds } from './calendar.sql.js';
 export interface CachedSnapshot {
   propertyId: number;
   version: string;
-  /** This process's last write to the property's calendar when the entry was read (localCalendarTouch), -1 if one ran meanwhile. */
+  /** This process's last write to the property's calendar when the entry was read (noteLocalCalendarTouch), -1 if one ran meanwhile. */
   touch: number;
   /** The availability payload (a snapshot's `data.data`) as JSON. */
   json: string;
@@ -112,4 +112,3 @@ export function localTouchSince(propertyId: number, mark: number): number {
 export function touchedLocallySince(entry: CachedSnapshot): boolean {
   return (touches.get(entry.propertyId) ?? 0) !== entry.touch;
 }
-

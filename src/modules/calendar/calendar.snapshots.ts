@@ -114,8 +114,7 @@ export async function readSnapshot(
   const dataJson = JSON.stringify(buildPayload(kind, read.data, window, calendarSettings(deps.config)));
   if (cache && read.version !== null) {
     cache.set(key, { propertyId: read.property.id, version: read.version, touch: localTouchSince(read.property.id, mark), json: dataJson, holds: read.holds });
-  }
-  else cache?.delete(key);
+  } else cache?.delete(key);
   return snapshot(read, dataJson);
 }
 

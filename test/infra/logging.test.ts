@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { spawnService } from './service.js';
@@ -43,7 +43,15 @@ describe('logs', { timeout: 240_000 }, () => {
     const service = await spawnService({ DATABASE_URL: 'memory:', LOG_LEVEL: 'info' });
     try {
       await service.ready();
-      const lines = service.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      // the service can answer before its own stdout has reached this process: wait for the line
+      const lines = await vi.waitFor(
+        () => {
+          const parsed = service.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+          if (!parsed.some((l) => String(l.msg).startsWith('listening on'))) throw new Error('no "listening on" line yet');
+          return parsed;
+        },
+        { timeout: 10_000, interval: 50 },
+      );
       const database = lines.find((l) => String(l.msg).startsWith('database ready'));
       expect(database).toMatchObject({ engine: 'pglite', database: 'memory' });
       expect(database.migrationsApplied).toContain('2026_11_22_0001_foundation');

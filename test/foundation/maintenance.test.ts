@@ -68,7 +68,7 @@ describe('embedded engine maintenance', () => {
     const checkpoint = steps.find((s) => s.action === 'checkpoint');
     expect(checkpoint?.trigger).toBeGreaterThanOrEqual(16 * 2 ** 20);
     expect((await maintainOnce(ctx.deps.db)).some((s) => s.action === 'checkpoint')).toBe(false);
-    // pg_wal keeps two 16 MB segments (min_wal_size = max_wal_size = 32 MB), not the five the
+    // pg_wal keeps two 16 MB segments (min_wal_size = max_wal_size = 32 MB), not the four the
     // defaults kept after the same churn
     const wal = await sql<{ n: number }>`select count(*)::int as n from pg_ls_waldir()`.execute(ctx.deps.db);
     expect(wal.rows[0].n).toBeLessThanOrEqual(2);

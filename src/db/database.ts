@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, sql, type Dialect } from 'kysely';
@@ -103,14 +105,58 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  * A single-user backend never checkpoints for WAL volume by itself, so max_wal_size only bounds
  * what a checkpoint keeps for recycling: after a 200 MB insert and a checkpoint, 13 segments
  * (208 MB) stayed in pg_wal with the defaults, 2 with these settings.
+ *
+ * shared_buffers is 32 MB instead of PostgreSQL's 128 MB: PostgreSQL zeroes its buffer pool as it
+ * starts, so the WebAssembly linear memory was 189 MiB before a single table was read, 128 MiB (the
+ * module's floor) with 32 MB. Pages past the pool are read from DATA_DIR's files through the
+ * operating system's cache. Measured on the bench (BENCH_ONLY=pglite, two runs each way, the
+ * database created apart in both, see createClusterApart): a fresh process after reading every
+ * table 332–351 → 228–254 MiB RSS, the service after GET /me, snapshots and booking creates
+ * 412–468 → 319–323 MiB; creates (247–248 → 249–254 a second), snapshots and GET /me within the
+ * noise; 16 MB saved about 10 MiB more (300 and 318 MiB). In the 5-minute soak (a 114 MiB
+ * DATA_DIR at its end) the service ended at 345 MiB (517–543 in earlier runs), its DATA_DIR grew
+ * 0.99× as fast as PostgreSQL's database as before, and its worst 15 s p99 after minute 1 was
+ * 145 ms (105 ms in run Y; one window over 62 ms).
  */
-const PGLITE_SETTINGS = ['min_wal_size=32MB', 'max_wal_size=32MB'];
+const PGLITE_SETTINGS = ['min_wal_size=32MB', 'max_wal_size=32MB', 'shared_buffers=32MB'];
 
 export async function openPGlite(dataDir: string | null): Promise<PGlite> {
-  if (dataDir) await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
-  return PGlite.create(dataDir ? path.join(dataDir, 'pglite') : undefined, {
+  let dir: string | undefined;
+  if (dataDir) {
+    await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+    dir = path.join(dataDir, 'pglite');
+    await createClusterApart(dir);
+  }
+  return PGlite.create(dir, {
     startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])],
     parsers: Object.fromEntries(Object.entries(textParsers).map(([oid, fn]) => [oid, fn])),
+  });
+}
+
+/**
+ * A new DATA_DIR's database is created (initdb) in a short-lived child process, and this process
+ * then opens it as on any later start. PGlite runs initdb in a second engine instance of its own,
+ * whose WebAssembly memories (about 430 MiB outside the JS heap) stay in the process until V8's
+ * next full collection, which under load came anywhere from seconds to minutes later: the same
+ * service measured 460 to 820 MiB RSS after the same bench runs, depending on when it came. Made
+ * apart, a first start opens as a restart does (about 200 MiB outside the JS heap); it costs the
+ * first start about 0.4 s (the second open), later starts nothing.
+ */
+async function createClusterApart(dir: string): Promise<void> {
+  if (await fs.stat(path.join(dir, 'PG_VERSION')).then(() => true, () => false)) return;
+  const pgliteModule = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  // The engine's file errors carry only a name and an errno.
+  const script = `require(process.argv[1]).PGlite.create(process.argv[2]).then((db) => db.close()).catch((error) => {
+    const text = typeof error?.message === 'string' && error.message ? error.message : String(error?.name ?? error) + (error?.errno === undefined ? '' : ' (errno ' + error.errno + ')');
+    process.stderr.write(text + '\\n');
+    process.exit(1);
+  })`;
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ['-e', script, pgliteModule, dir], { maxBuffer: 1024 * 1024 }, (error, _stdout, stderr) => {
+      if (!error) return resolve();
+      const detail = String(stderr).trim().split('\n').filter(Boolean).pop() ?? error.message;
+      reject(new Error(`the embedded database could not be created in ${dir} (DATA_DIR must be a directory this user can write): ${detail}`));
+    });
   });
 }
 

@@ -3,7 +3,6 @@
 // the process's RSS, V8's JS heap, the bytes V8 reports outside it (external: array buffers,
 // the engine's WebAssembly linear memory among them, its files when in memory), the size of the
 // WebAssembly linear memory itself, and the engine's memory settings that live inside it.
-import { openPGlite } from '../../dist/db/database.js';
 
 const mib = (n) => Math.round((n / 2 ** 20) * 10) / 10;
 const usage = (db) => {
@@ -11,7 +10,8 @@ const usage = (db) => {
   return { rss: mib(m.rss), js_heap_used: mib(m.heapUsed), js_heap_total: mib(m.heapTotal), external: mib(m.external), array_buffers: mib(m.arrayBuffers), wasm_linear_memory: db ? mib(db.mod.HEAPU8.byteLength) : null };
 };
 const before = usage(null);
-// opened as the service opens it (its settings), on the service's DATA_DIR
+// opened as the service opens it (its settings); imported after `before`, which is node alone
+const { openPGlite } = await import('../../dist/db/database.js');
 const db = await openPGlite(process.argv[2]);
 const opened = usage(db);
 const tables = (await db.query(`select relname from pg_stat_user_tables order by relname`)).rows.map((r) => r.relname);

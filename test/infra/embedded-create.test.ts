@@ -24,10 +24,11 @@ describe('the embedded database of a new DATA_DIR', { timeout: 120_000 }, () => 
     try {
       expect((await stat(path.join(dataDir, 'pglite', 'PG_VERSION'))).isFile()).toBe(true);
       await first.exec('create table kept (n int); insert into kept values (42)');
-      const settings = await first.query<{ shared_buffers: string; max_wal_size: string }>(
-        `select current_setting('shared_buffers') as shared_buffers, current_setting('max_wal_size') as max_wal_size`,
+      const settings = await first.query<{ shared_buffers: string; max_wal_size: string; statistics: string }>(
+        `select current_setting('shared_buffers') as shared_buffers, current_setting('max_wal_size') as max_wal_size,
+          current_setting('default_statistics_target') as statistics`,
       );
-      expect(settings.rows[0]).toEqual({ shared_buffers: '32MB', max_wal_size: '32MB' });
+      expect(settings.rows[0]).toEqual({ shared_buffers: '32MB', max_wal_size: '32MB', statistics: '10' });
     } finally {
       await first.close();
     }

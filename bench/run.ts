@@ -26,6 +26,8 @@
  *              webhook delivery and bulk fan-out
  *   pg-growth  PostgreSQL, RATE_LIMITS=off: bulk-loaded logs for GET /me, typed replay, retention
  *              and the daily-partition comparison (issue 17 items 8–10, BENCH_ONLY=growth)
+ *   pglite-growth  the same on PGlite, stopped for each bulk load and started again on its
+ *              DATA_DIR (BENCH_GROWTH_PGLITE=0 skips it)
  *   pglite     embedded PGlite, RATE_LIMITS=off: GET /me, snapshots, distinct booking creates; then
  *              bench/lib/pglite-memory.mjs on its DATA_DIR (item 7)
  *   soak-*     PGlite, then PostgreSQL, rate limits on, the receiver: the mixed soak (item 11,
@@ -39,7 +41,7 @@
  * (GET /me: 60 a minute; one integration's contended creates; property reads for snapshots).
  */
 import { execFileSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { formatSummary, loadProfiles, summarise, type ProfileSummary } from './lib/profile.js';
@@ -52,7 +54,7 @@ import { baselineMe, meLoad } from './scenarios/me.js';
 import { snapshotRun } from './scenarios/snapshots.js';
 import { wakeupRun } from './scenarios/wakeup.js';
 import { DELAY_MS, delayProxy, networkBaseline, networkRun, throughProxy } from './scenarios/network.js';
-import { BIG, growthRun } from './scenarios/growth.js';
+import { BIG, growthRun, pgliteGrowthRun, type GrowthResult, type PGliteGrowthResult } from './scenarios/growth.js';
 import { SOAK_SECONDS, soakRun, type SoakResult } from './scenarios/soak.js';
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
@@ -123,6 +125,69 @@ function distinctRow(outcome: BookingOutcome, engine: string, baseline?: Awaited
     ),
     detail: { ...outcome.detail, baseline },
   });
+}
+
+/** Items 8–10 of one engine: targets on PostgreSQL, the same figures reported on PGlite. */
+function growthRows(engine: 'postgres' | 'pglite', g: GrowthResult | PGliteGrowthResult) {
+  const big = `${BIG / 1e6}M`;
+  const targeted = engine === 'postgres';
+  const within = (a: number, b: number, times: number) => b <= a * times;
+  const meRatio = round(g.me.big.ms / g.me.small.ms);
+  for (const [size, m] of [['10k', g.me.small], [big, g.me.big]] as const) {
+    push({
+      item: 8,
+      scenario: `GET /me uncached, ${size} undelivered events`,
+      engine,
+      value: m.ms,
+      unit: 'ms (median of 5)',
+      target: size === '10k' || !targeted ? undefined : '<= 3x the 10k figure and < 10 ms',
+      note: joinNotes(
+        size !== '10k' && (targeted ? `${verdict(within(g.me.small.ms, m.ms, 3) && m.ms < 10 ? 1 : 0, 1)} (${meRatio}x the 10k figure)` : `${meRatio}x the 10k figure`),
+        `undelivered_events ${m.undelivered}`,
+        `samples ${m.samples.join(', ')} ms, each after the 1 s view expired`,
+      ),
+      detail: m,
+    });
+  }
+  const replayRatio = round(g.replay.big.ms / g.replay.small.ms);
+  const readsIndex = g.plan.some((l) => l.includes('events_type_sequence'));
+  for (const [size, r] of [['10k', g.replay.small], [big, g.replay.big]] as const) {
+    push({
+      item: 9,
+      scenario: `GET /events?types=<rare> from the start, ${size}-event log`,
+      engine,
+      value: r.ms,
+      unit: 'ms (median of 7)',
+      target: size === '10k' || !targeted ? undefined : '<= 3x the 10k figure',
+      note: joinNotes(
+        size !== '10k' && (targeted ? `${verdict(within(g.replay.small.ms, r.ms, 3) ? 1 : 0, 1)} (${replayRatio}x the 10k figure)` : `${replayRatio}x the 10k figure`),
+        `100 events of the kind in the log; ${r.returned} returned (limit 100)`,
+        size !== '10k' && (readsIndex ? 'plan reads events_type_sequence' : 'plan does NOT read events_type_sequence'),
+      ),
+      detail: size === '10k' ? r : { ...r, plan: g.plan },
+    });
+  }
+  const retRatio = round(g.retention.big.ms / g.retention.mid.ms);
+  for (const [size, r] of [['100k', g.retention.mid], [big, g.retention.big]] as const) {
+    const blocks = 'blocks_read' in r ? `${r.blocks_read} blocks read, ${r.blocks_hit} hit` : undefined;
+    push({
+      item: 10,
+      scenario: `retention, ${size} expired events of one integration (bounded chunks)`,
+      engine,
+      value: r.ms,
+      unit: 'ms',
+      target: size === '100k' || !targeted ? undefined : '<= 12x the 100k time and < 5 s',
+      note: joinNotes(
+        size !== '100k' && (targeted ? `${verdict(within(g.retention.mid.ms, r.ms, 12) && r.ms < 5000 ? 1 : 0, 1)} (${retRatio}x the 100k time)` : `${retRatio}x the 100k time`),
+        `${r.deleted} deleted through POST /jobs/retention/run`,
+        `${Math.round(r.wal_bytes / 2 ** 20)} MiB WAL (${r.wal_bytes_per_row} B/row)${engine === 'pglite' ? ', a restart\'s checkpoints included' : ''}`,
+        blocks,
+        size !== '100k' && `events table ${g.sizes.events_mib_at_big} MiB before`,
+        size !== '100k' && 'data_dir_mib_at_big' in g.sizes && `DATA_DIR ${g.sizes.data_dir_mib_at_big} MiB before`,
+      ),
+      detail: r,
+    });
+  }
 }
 
 async function main() {
@@ -489,71 +554,17 @@ async function main() {
     }
   }
 
-  // ---- PostgreSQL: growth (issue 17 items 8–10), bulk-loaded data sets measured through the API ---
+  // ---- growth (issue 17 items 8–10), bulk-loaded data sets measured through the API -------------
   if (wanted('growth')) {
     const db = await createBenchDatabase();
     const svc = await start('pg-growth', { DATABASE_URL: db, RATE_LIMITS: 'off' }, false);
     try {
       const g = await growthRun(svc, db, log, process.env.BENCH_GROWTH_PARTITIONS !== '0');
-      const big = `${BIG / 1e6}M`;
-      const within = (a: number, b: number, times: number) => b <= a * times;
-      const meRatio = round(g.me.big.ms / g.me.small.ms);
-      for (const [size, m] of [['10k', g.me.small], [big, g.me.big]] as const) {
-        push({
-          item: 8,
-          scenario: `GET /me uncached, ${size} undelivered events`,
-          engine: 'postgres',
-          value: m.ms,
-          unit: 'ms (median of 5)',
-          target: size === '10k' ? undefined : '<= 3x the 10k figure and < 10 ms',
-          note: joinNotes(
-            size !== '10k' && `${verdict(within(g.me.small.ms, m.ms, 3) && m.ms < 10 ? 1 : 0, 1)} (${meRatio}x the 10k figure)`,
-            `undelivered_events ${m.undelivered}`,
-            `samples ${m.samples.join(', ')} ms, each after the 1 s view expired`,
-          ),
-          detail: m,
-        });
-      }
-      const replayRatio = round(g.replay.big.ms / g.replay.small.ms);
-      for (const [size, r] of [['10k', g.replay.small], [big, g.replay.big]] as const) {
-        push({
-          item: 9,
-          scenario: `GET /events?types=<rare> from the start, ${size}-event log`,
-          engine: 'postgres',
-          value: r.ms,
-          unit: 'ms (median of 7)',
-          target: size === '10k' ? undefined : '<= 3x the 10k figure',
-          note: joinNotes(
-            size !== '10k' && `${verdict(within(g.replay.small.ms, r.ms, 3) ? 1 : 0, 1)} (${replayRatio}x the 10k figure)`,
-            `100 events of the kind in the log; ${r.returned} returned (limit 100)`,
-            size !== '10k' && (g.plan.some((l) => l.includes('events_type_sequence')) ? 'plan reads events_type_sequence' : 'plan does NOT read events_type_sequence'),
-          ),
-          detail: size === '10k' ? r : { ...r, plan: g.plan },
-        });
-      }
-      const retRatio = round(g.retention.big.ms / g.retention.mid.ms);
-      for (const [size, r] of [['100k', g.retention.mid], [big, g.retention.big]] as const) {
-        push({
-          item: 10,
-          scenario: `retention, ${size} expired events of one integration (bounded chunks)`,
-          engine: 'postgres',
-          value: r.ms,
-          unit: 'ms',
-          target: size === '100k' ? undefined : '<= 12x the 100k time and < 5 s',
-          note: joinNotes(
-            size !== '100k' && `${verdict(within(g.retention.mid.ms, r.ms, 12) && r.ms < 5000 ? 1 : 0, 1)} (${retRatio}x the 100k time)`,
-            `${r.deleted} deleted through POST /jobs/retention/run`,
-            `${Math.round(r.wal_bytes / 2 ** 20)} MiB WAL (${r.wal_bytes_per_row} B/row)`,
-            `${r.blocks_read} blocks read, ${r.blocks_hit} hit`,
-            size !== '100k' && `events table ${g.sizes.events_mib_at_big} MiB before`,
-          ),
-          detail: r,
-        });
-      }
+      growthRows('postgres', g);
       if (g.partition) {
         push({
           item: 10,
-          scenario: `daily range partition of ${big} rows, detached and dropped (comparison)`,
+          scenario: `daily range partition of ${BIG / 1e6}M rows, detached and dropped (comparison)`,
           engine: 'postgres',
           value: g.partition.ms,
           unit: 'ms',
@@ -564,6 +575,17 @@ async function main() {
       await rssRow(svc, 'postgres', 'after the growth runs');
     } finally {
       await svc.stop();
+    }
+    if (process.env.BENCH_GROWTH_PGLITE !== '0') {
+      // The same figures on the embedded engine (reported; the targets are PostgreSQL's).
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-bench-growth-'));
+      try {
+        const g = await pgliteGrowthRun((dir) => start('pglite-growth', { DATA_DIR: dir, RATE_LIMITS: 'off' }, false), dataDir, log);
+        growthRows('pglite', g);
+        log(`growth pglite: bulk loads ${g.load_seconds} s (service stopped); DATA_DIR ${g.sizes.data_dir_mib_at_big} MiB at ${BIG / 1e6}M`);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
     }
   }
 

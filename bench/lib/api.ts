@@ -1,7 +1,7 @@
 import { STAFF_TOKEN } from './processes.js';
 
 /** Small fetch wrappers for setting up bench data through the public APIs. */
-export async function call(base: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function call(base: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 60_000) {
   const res = await fetch(base + path, {
     method,
     headers: {
@@ -11,7 +11,7 @@ export async function call(base: string, token: string, method: string, path: st
       ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };

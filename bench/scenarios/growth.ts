@@ -1,6 +1,8 @@
 /**
  * Issue 17 items 8–10: costs that must not grow with the data. Rows are bulk-loaded into the
- * service's PostgreSQL database with SQL (generate_series); every figure is taken through the API.
+ * service's database with SQL (generate_series); every figure is taken through the API. On
+ * PostgreSQL the loads run beside the service (growthRun); on PGlite with the service stopped
+ * (pgliteGrowthRun).
  *
  *   small   10k undelivered events, fresh            GET /me, types-filtered replay
  *   mid     100k events created 40 days ago           retention (100k)
@@ -16,10 +18,12 @@
  * Beside the row deletes, the same 1M rows are loaded into a scratch table range-partitioned by
  * day and the day's partition is detached and dropped: the alternative the capacity plan weighs.
  */
+import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { openPGlite } from '../../src/db/database.js';
 import { call, setupIntegration, staff } from '../lib/api.js';
-import type { Service } from '../lib/processes.js';
+import { STAFF_TOKEN, type Service } from '../lib/processes.js';
 
 export const BIG = Number(process.env.BENCH_GROWTH_BIG ?? 1_000_000);
 const SMALL = 10_000;
@@ -28,6 +32,11 @@ const MID = 100_000;
 const RARE = 100;
 const LOAD_BATCH = 250_000;
 const DAY_MS = 86_400_000;
+
+/** What the loaders need of a database handle: pg's Client and PGlite both answer it. */
+interface Sql {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
 
 /** Values for the columns of `events` the loader knows; others must have defaults or be nullable. */
 const KNOWN: Record<string, string> = {
@@ -46,7 +55,7 @@ const KNOWN: Record<string, string> = {
   delivered_at: 'null',
 };
 
-async function eventColumns(client: pg.Client): Promise<string[]> {
+async function eventColumns(client: Sql): Promise<string[]> {
   const { rows } = await client.query<{ column_name: string; is_nullable: string; column_default: string | null }>(
     `select column_name, is_nullable, column_default from information_schema.columns where table_name = 'events' and table_schema = current_schema() order by ordinal_position`,
   );
@@ -56,7 +65,7 @@ async function eventColumns(client: pg.Client): Promise<string[]> {
 }
 
 /** Appends `count` events after the integration's last sequence, `createdAt` onwards (1 ms apart). */
-async function loadEvents(client: pg.Client, integrationId: number, count: number, createdAt: Date, log: (line: string) => void) {
+async function loadEvents(client: Sql, integrationId: number, count: number, createdAt: Date, log: (line: string) => void) {
   const columns = await eventColumns(client);
   const started = Date.now();
   for (let from = 1; from <= count; from += LOAD_BATCH) {
@@ -71,6 +80,14 @@ async function loadEvents(client: pg.Client, integrationId: number, count: numbe
   await client.query('update webhook_delivery_state set undelivered = undelivered + $2 where integration_id = $1', [integrationId, count]);
   await client.query('analyze events');
   log(`growth: loaded ${count} events for integration ${integrationId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * A measured retention run must delete the whole loaded prefix: the service's own daily run (once
+ * a Kolkata day, so also just after 18:30 UTC) would otherwise have taken it first.
+ */
+function expectDeleted(deleted: number, loaded: number): void {
+  if (deleted !== loaded) throw new Error(`retention deleted ${deleted} events, not the ${loaded} loaded (did the daily run take them first?)`);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -119,7 +136,7 @@ async function typedReplay(base: string, apiKey: string, n = 7) {
   return { ms: median(samples), samples, returned: (first.body.data as unknown[]).length };
 }
 
-async function walBytes(client: pg.Client): Promise<bigint> {
+async function walBytes(client: Sql): Promise<bigint> {
   const { rows } = await client.query<{ lsn: string }>(`select pg_current_wal_lsn()::text as lsn`);
   const [hi, lo] = rows[0].lsn.split('/').map((h) => BigInt(`0x${h}`));
   return (hi << 32n) + lo;
@@ -144,13 +161,13 @@ async function retentionRun(base: string, client: pg.Client) {
   return { ms, deleted, wal_bytes: wal, wal_bytes_per_row: deleted ? Math.round(wal / deleted) : null, blocks_read: b1.read - b0.read, blocks_hit: b1.hit - b0.hit };
 }
 
-async function tableSize(client: pg.Client, table = 'events') {
+async function tableSize(client: Sql, table = 'events') {
   const { rows } = await client.query<{ bytes: string }>(`select pg_total_relation_size($1)::text as bytes`, [table]);
   return Math.round(Number(rows[0].bytes) / 2 ** 20);
 }
 
 /** The replay statement's plan on the big log: does it read events_type_sequence? */
-async function replayPlan(client: pg.Client, integrationId: number) {
+async function replayPlan(client: Sql, integrationId: number) {
   const { rows } = await client.query<{ 'QUERY PLAN': string }>(
     `explain (analyze, buffers, costs off)
      select sequence from events where integration_id = $1 and sequence > 0 and sequence in (
@@ -201,9 +218,9 @@ export interface GrowthResult {
 }
 
 /** Waits until the service's start-up run of the daily jobs has finished (it runs on the empty tables). */
-async function dailyJobsDone(client: pg.Client) {
+async function dailyJobsDone(client: Sql) {
   for (let i = 0; i < 100; i++) {
-    const { rows } = await client.query(`select count(*)::int as n from job_runs where name = 'retention' and finished_at is not null`);
+    const { rows } = await client.query<{ n: number }>(`select count(*)::int as n from job_runs where name = 'retention' and finished_at is not null`);
     if (rows[0].n > 0) return;
     await sleep(200);
   }
@@ -228,6 +245,7 @@ export async function growthRun(service: Service, dbUrl: string, log: (line: str
     log(`growth 10k: /me ${meSmall.ms} ms, typed replay ${replaySmall.ms} ms`);
     await client.query('checkpoint').catch(() => {});
     const retentionMid = await retentionRun(service.base, client);
+    expectDeleted(retentionMid.deleted, MID);
     log(`growth: retention of ${retentionMid.deleted} in ${retentionMid.ms} ms`);
 
     await loadEvents(client, big.id, BIG, old, log);
@@ -238,6 +256,7 @@ export async function growthRun(service: Service, dbUrl: string, log: (line: str
     log(`growth ${BIG}: /me ${meBig.ms} ms, typed replay ${replayBig.ms} ms`);
     await client.query('checkpoint').catch(() => {});
     const retentionBig = await retentionRun(service.base, client);
+    expectDeleted(retentionBig.deleted, BIG);
     log(`growth: retention of ${retentionBig.deleted} in ${retentionBig.ms} ms`);
 
     const partition = withPartitions ? await partitionDrop(client, BIG, log) : null;
@@ -253,4 +272,123 @@ export async function growthRun(service: Service, dbUrl: string, log: (line: str
   } finally {
     await client.end();
   }
+}
+
+// ---- The embedded engine ------------------------------------------------------------------------
+
+export interface PGliteGrowthResult {
+  me: GrowthResult['me'];
+  replay: GrowthResult['replay'];
+  retention: { mid: PGliteRetention; big: PGliteRetention };
+  sizes: GrowthResult['sizes'] & { data_dir_mib_at_big: number };
+  plan: string[];
+  load_seconds: number;
+}
+
+type PGliteRetention = {
+  ms: number;
+  deleted: number;
+  /** From the LSN read before the service started to the one read after it stopped (its start and shutdown checkpoints included). */
+  wal_bytes: number;
+  wal_bytes_per_row: number | null;
+};
+
+/** Opens the stopped service's DATA_DIR as the service opens it, runs `task`, closes it. */
+async function withEmbedded<T>(dataDir: string, task: (db: Sql) => Promise<T>): Promise<T> {
+  const db = await openPGlite(dataDir);
+  try {
+    return await task(db as unknown as Sql);
+  } finally {
+    await db.close();
+  }
+}
+
+function dataDirMib(dataDir: string): number {
+  return Math.round(Number(execFileSync('du', ['-sk', dataDir], { encoding: 'utf8' }).split('\t')[0]) / 1024);
+}
+
+/** POST /jobs/retention/run through the staff API (the embedded engine may take minutes at 1M). */
+async function retentionTimed(base: string) {
+  const { ms, value } = await timed(() => call(base, STAFF_TOKEN, 'POST', '/api/staff/v1/jobs/retention/run', undefined, {}, 15 * 60_000));
+  if (value.status !== 200) throw new Error(`retention answered ${value.status}`);
+  return { ms, deleted: Number((value.body.data.result as { events: number }).events) };
+}
+
+/**
+ * Items 8–10 on the embedded engine, the same sizes and calls as growthRun. Only the service's own
+ * process may open its database, so every bulk load runs with the service stopped: the bench
+ * opens the DATA_DIR (openPGlite, the service's settings), loads, runs VACUUM ANALYZE, closes it,
+ * and starts the service again on it. The restarts do not run the daily jobs again (one run a
+ * day, claimed in job_runs): the loaded prefixes stay for the measured retention runs.
+ */
+export async function pgliteGrowthRun(startOn: (dataDir: string) => Promise<Service>, dataDir: string, log: (line: string) => void): Promise<PGliteGrowthResult> {
+  let loadSeconds = 0;
+  const load = async (task: (db: Sql) => Promise<void>) => {
+    const t0 = Date.now();
+    await withEmbedded(dataDir, async (db) => {
+      await task(db);
+      // what the service's maintenance would otherwise do while it is measured
+      await db.query('vacuum analyze');
+    });
+    loadSeconds += (Date.now() - t0) / 1000;
+  };
+  const wal = () => withEmbedded(dataDir, walBytes);
+
+  let svc = await startOn(dataDir);
+  const now = Date.now();
+  const old = new Date(now - 40 * DAY_MS);
+  const small = await setupIntegration(svc.base, { name: 'Growth small' });
+  const mid = await setupIntegration(svc.base, { name: 'Growth mid', brandId: small.brandId });
+  const big = await setupIntegration(svc.base, { name: 'Growth big', brandId: small.brandId });
+  await svc.stop();
+
+  await load(async (db) => {
+    await dailyJobsDone(db);
+    await loadEvents(db, small.id, SMALL, new Date(now - DAY_MS), log);
+    await loadEvents(db, mid.id, MID, old, log);
+  });
+  const walBeforeMid = await wal();
+  svc = await startOn(dataDir);
+  const meSmall = await meUncached(svc.base, small.apiKey);
+  const replaySmall = await typedReplay(svc.base, small.apiKey);
+  log(`growth pglite 10k: /me ${meSmall.ms} ms, typed replay ${replaySmall.ms} ms`);
+  const retentionMid = await retentionTimed(svc.base);
+  expectDeleted(retentionMid.deleted, MID);
+  log(`growth pglite: retention of ${retentionMid.deleted} in ${retentionMid.ms} ms`);
+  await svc.stop();
+  const walAfterMid = await wal();
+
+  let plan: string[] = [];
+  let eventsMib = 0;
+  await load(async (db) => {
+    await loadEvents(db, big.id, BIG, old, log);
+  });
+  await withEmbedded(dataDir, async (db) => {
+    eventsMib = await tableSize(db);
+    plan = await replayPlan(db, big.id);
+  });
+  const dirMib = dataDirMib(dataDir);
+  const walBeforeBig = await wal();
+  svc = await startOn(dataDir);
+  const meBig = await meUncached(svc.base, big.apiKey);
+  const replayBig = await typedReplay(svc.base, big.apiKey);
+  log(`growth pglite ${BIG}: /me ${meBig.ms} ms, typed replay ${replayBig.ms} ms`);
+  const retentionBig = await retentionTimed(svc.base);
+  expectDeleted(retentionBig.deleted, BIG);
+  log(`growth pglite: retention of ${retentionBig.deleted} in ${retentionBig.ms} ms`);
+  await svc.stop();
+  const walAfterBig = await wal();
+
+  const withWal = (r: { ms: number; deleted: number }, from: bigint, to: bigint): PGliteRetention => {
+    const bytes = Number(to - from);
+    return { ...r, wal_bytes: bytes, wal_bytes_per_row: r.deleted ? Math.round(bytes / r.deleted) : null };
+  };
+  return {
+    me: { small: meSmall, big: meBig },
+    replay: { small: replaySmall, big: replayBig },
+    retention: { mid: withWal(retentionMid, walBeforeMid, walAfterMid), big: withWal(retentionBig, walBeforeBig, walAfterBig) },
+    sizes: { small: SMALL, mid: MID, big: BIG, events_mib_at_big: eventsMib, data_dir_mib_at_big: dirMib },
+    plan,
+    load_seconds: Math.round(loadSeconds),
+  };
 }

@@ -246,7 +246,7 @@ async function main() {
     }
     if (wanted('snapshots')) {
       const hooks = measureHooks(svc.pid, sessionOf(svc), 'availability snapshot (postgres)', db);
-      const s = await snapshotRun(svc, baselineBase, hooks);
+      const s = await snapshotRun(svc, baselineBase, hooks, db);
       snapshotRow('postgres', s, hooks.cores());
       ran.push('snapshots');
       log(`snapshot postgres p50 ${s.ours.p50} ms`);
@@ -778,24 +778,33 @@ function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>,
       detail: { ours, bare },
     });
   }
-  push({
-    item: 3,
-    scenario: '92-night availability snapshot, first read after a change',
-    engine,
-    value: s.afterWrite.p50,
-    unit: 'ms (p50)',
-    baseline: s.bare.p50,
-    ratio: round(s.bare.p50 / s.afterWrite.p50),
-    target: '<= 2 ms (p50)',
-    p50: s.afterWrite.p50,
-    p99: s.afterWrite.p99,
-    note: joinNotes(
-      s.afterWrite.p50 <= 2 ? 'met' : 'not met',
-      `${s.afterWrite.count} reads, each after a host edit of the window (not served from the snapshot cache)`,
-      `${s.afterWrite.bytes} B each`,
-    ),
-    detail: s.afterWrite,
-  });
+  const afterChange = (scenario: string, after: NonNullable<typeof s.afterWriteElsewhere>, how: string) =>
+    push({
+      item: 3,
+      scenario,
+      engine,
+      value: after.p50,
+      unit: 'ms (p50)',
+      baseline: s.bare.p50,
+      ratio: round(s.bare.p50 / after.p50),
+      target: '<= 2 ms (p50)',
+      p50: after.p50,
+      p99: after.p99,
+      note: joinNotes(after.p50 <= 2 ? 'met' : 'not met', `${after.count} reads, ${how}`, `${after.bytes} B each`),
+      detail: after,
+    });
+  afterChange(
+    '92-night availability snapshot, first read after a change',
+    s.afterWrite,
+    'each sent as a host edit of the window through the service answers (the service rebuilds the snapshot it keeps as the edit commits; the read joins that rebuild)',
+  );
+  if (s.afterWriteElsewhere) {
+    afterChange(
+      '92-night availability snapshot, first read after a change made elsewhere',
+      s.afterWriteElsewhere,
+      "each after the property's calendar version moved in plain SQL, as another process's or node's write does (the read finds it and rebuilds)",
+    );
+  }
 }
 
 // The whole run stays under 10 minutes: past BENCH_DEADLINE seconds (default 570) it stops,

@@ -16,6 +16,7 @@ import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { createIntegrationViewCache } from './modules/integrations/integrations.service.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
+import { keepSnapshotsFresh } from './modules/calendar/calendar.snapshot-refresh.js';
 
 /** The key that seals webhook secrets: SECRETS_KEY, or (embedded only) one kept in DATA_DIR. */
 export async function resolveSecretsKey(config: Config): Promise<Buffer> {
@@ -138,6 +139,7 @@ export async function createRuntime(
     state: createRuntimeState(database, logger),
   };
   deps.signals.setMaxListeners(100);
+  keepSnapshotsFresh(deps);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
   return { deps, database, migrations };

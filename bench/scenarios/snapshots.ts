@@ -12,6 +12,7 @@
 import { addDays, kolkataDate } from '../../src/lib/time.js';
 import { bookingBody, call, createProperty, inParallel, setupIntegration, staff } from '../lib/api.js';
 import { keepAliveAgent, percentile, request, sequential } from '../lib/clients.js';
+import pg from 'pg';
 import type { Service } from '../lib/processes.js';
 import { SECONDS } from './common.js';
 
@@ -28,7 +29,11 @@ function rng(seed: number) {
   return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
 }
 
-export async function snapshotRun(service: Service, baselineBase: string, hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void }) {
+/**
+ * `pgUrl` (PostgreSQL only): also time reads after a change that this process did not make (another
+ * process or node), made here by moving the property's calendar version in plain SQL.
+ */
+export async function snapshotRun(service: Service, baselineBase: string, hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void }, pgUrl?: string) {
   const integration = await setupIntegration(service.base, { name: 'Bench snapshot' });
   const property = (await createProperty(service.base, integration.apiKey, 'SNAP', UNITS)) as unknown as { doorloom_id: number; units: Array<{ inventory_id: number }> };
   const today = kolkataDate(Date.now());
@@ -68,24 +73,47 @@ export async function snapshotRun(service: Service, baselineBase: string, hooks?
   hooks?.onMeasureEnd();
   const bare = await sequential(baselineBase, () => ({ path: `/bytes/${ours.bytes}` }), { warmup: 20, count: ours.count, seconds: SECONDS });
   // The first read after a change: a host edit of the window's last night moves the calendar
-  // version before each timed read, so every one is built from the database (the cached reads
-  // above are the steady state of a mirror that re-reads an unchanged window).
+  // version before each timed read. The service rebuilds its kept snapshot as the edit commits
+  // (calendar.snapshot-refresh.ts); the read, sent as soon as the edit's answer arrives, joins that
+  // rebuild or finds it done. The cached reads above are the steady state of a mirror that
+  // re-reads an unchanged window.
   const agent = keepAliveAgent();
   const afterWrite: number[] = [];
+  const elsewhere: number[] = [];
+  const timedRead = async (into: number[]) => {
+    const sent = performance.now();
+    const answer = await request(agent, new URL(service.base), shot());
+    into.push(performance.now() - sent);
+    if (answer.status !== 200) throw new Error(`snapshot after a write answered ${answer.status}`);
+  };
   try {
     const last = addDays(today, NIGHTS - 1);
     for (let i = 0; i < AFTER_WRITE; i++) {
       await host({ from: last, to: last, units_cap: 48 + (i % 2) });
-      const sent = performance.now();
-      const answer = await request(agent, new URL(service.base), shot());
-      afterWrite.push(performance.now() - sent);
-      if (answer.status !== 200) throw new Error(`snapshot after a write answered ${answer.status}`);
+      await timedRead(afterWrite);
+    }
+    if (pgUrl) {
+      // A change this process does not hear of: its read finds the version moved and rebuilds.
+      const other = new pg.Client({ connectionString: pgUrl });
+      await other.connect();
+      try {
+        for (let i = 0; i < AFTER_WRITE; i++) {
+          await other.query(`update calendar_versions set version = nextval('calendar_version_seq') where property_id = $1`, [property.doorloom_id]);
+          await timedRead(elsewhere);
+        }
+      } finally {
+        await other.end();
+      }
     }
   } finally {
     agent.destroy();
   }
-  afterWrite.sort((a, b) => a - b);
-  const missed = { count: afterWrite.length, bytes: ours.bytes, p50: percentile(afterWrite, 50), p99: percentile(afterWrite, 99) };
+  const summary = (times: number[]) => {
+    times.sort((a, b) => a - b);
+    return { count: times.length, bytes: ours.bytes, p50: percentile(times, 50), p99: percentile(times, 99) };
+  };
+  const missed = summary(afterWrite);
+  const missedElsewhere = pgUrl ? summary(elsewhere) : null;
   // issue 17 item 3: the rates and restrictions snapshots of the same property and window, the same way
   const others: Record<string, { ours: Awaited<ReturnType<typeof sequential>>; bare: Awaited<ReturnType<typeof sequential>> }> = {};
   for (const kind of ['rates', 'restrictions']) {
@@ -94,5 +122,5 @@ export async function snapshotRun(service: Service, baselineBase: string, hooks?
     const b = await sequential(baselineBase, () => ({ path: `/bytes/${o.bytes}` }), { warmup: 20, count: o.count, seconds: SECONDS });
     others[kind] = { ours: o, bare: b };
   }
-  return { ours, bare, bookings: stays.length, others, afterWrite: missed };
+  return { ours, bare, bookings: stays.length, others, afterWrite: missed, afterWriteElsewhere: missedElsewhere };
 }

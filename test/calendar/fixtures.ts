@@ -77,7 +77,7 @@ export async function alias(ctx: TestContext, integration: TestIntegration, unit
 /** What the service's writers of availability's inputs do (touchCalendar), for a fixture that writes them directly. */
 export async function touchUnitCalendar(ctx: TestContext, unitId: number): Promise<void> {
   const unit = await ctx.deps.db.selectFrom('units').select('property_id').where('id', '=', unitId).executeTakeFirstOrThrow();
-  await touchCalendarQuery(unit.property_id).execute(ctx.deps.db);
+  await touchCalendarQuery(ctx.deps.db, unit.property_id).execute(ctx.deps.db);
   await touchUnitHoldsQuery(sql`select ${unitId}::int as unit_id`).execute(ctx.deps.db);
 }
 

@@ -1,3 +1,5 @@
+import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX, buildApp } from '../../src/app.js';
@@ -27,8 +29,8 @@ beforeAll(async () => {
   villa = await createVilla(ctx, integ, 3);
   from = day(ctx, 5);
   to = day(ctx, 40);
-  // Another process on the same database: the same deps, a runtime state (caches) of its own.
-  other = await buildApp({ ...ctx.deps, state: createRuntimeState(ctx.database, ctx.deps.log) });
+  // Another process on the same database: the same deps, caches and signals of its own.
+  other = await buildApp({ ...ctx.deps, signals: new EventEmitter(), state: createRuntimeState(ctx.database, ctx.deps.log) });
   await other.ready();
 });
 afterAll(async () => {
@@ -181,6 +183,10 @@ describe('availability snapshot cache', () => {
     await plantMarker();
     const res = await bookThroughOther(villa.unitIds[0], day(ctx, 15), day(ctx, 16));
     expect(res.statusCode, res.body).toBe(201);
+    // this process heard nothing: no rebuild here, the marker waits for the next read's check
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ctx.deps.state.snapshots.rebuilding(keyOf(villa.externalId))).toBeUndefined();
+    expect(ctx.deps.state.snapshots.get(keyOf(villa.externalId))?.json).toBe(MARKER);
     const served = await expectFresh();
     expect(served.data.units[0].unavailable).toEqual([day(ctx, 15)]);
   });
@@ -211,10 +217,131 @@ describe('availability snapshot cache, writes this process does not see', () => 
   });
 });
 
+describe('availability snapshots rebuilt after a write of this process', () => {
+  const versionNow = async () =>
+    String((await sql<{ version: string }>`select version::text as version from calendar_versions where property_id = ${villa.id}`.execute(ctx.deps.db)).rows[0].version);
+  const cache = () => ctx.deps.state.snapshots;
+  /** The rebuild a write starts (on the turn after its answer), to its end. */
+  const rebuildAfterWrite = async (key: string) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    await cache().rebuilding(key)?.done;
+  };
+
+  it('a kept snapshot that was read is rebuilt once the write commits, before any read', async () => {
+    await plantMarker();
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 37), to: day(ctx, 37), units_cap: 2 })).statusCode).toBe(200);
+    await rebuildAfterWrite(keyOf(villa.externalId));
+    const entry = cache().get(keyOf(villa.externalId))!;
+    expect(entry.json).not.toBe(MARKER);
+    expect(entry.read).toBe(false);
+    expect(entry.version).toBe(await versionNow());
+    expect(touchedLocallySince(entry)).toBe(false);
+    // what it keeps is what a read builds from an empty cache
+    const kept = JSON.parse(entry.json);
+    expect(kept.dates.find((d: { date: string }) => d.date === day(ctx, 37)).units_cap).toBe(2);
+    expect(await read()).toEqual(await uncached());
+  });
+
+  it('an entry nobody read since its rebuild is left to the next read', async () => {
+    await read();
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 38), to: day(ctx, 38), units_cap: 2 })).statusCode).toBe(200);
+    await rebuildAfterWrite(keyOf(villa.externalId));
+    const rebuilt = cache().get(keyOf(villa.externalId))!;
+    expect(rebuilt.read).toBe(false);
+    // a second write: the entry was not read since it was rebuilt, nothing rebuilds it now
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 38), to: day(ctx, 38), units_cap: 1 })).statusCode).toBe(200);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cache().rebuilding(keyOf(villa.externalId))).toBeUndefined();
+    expect(cache().get(keyOf(villa.externalId))).toBe(rebuilt);
+    expect(rebuilt.version).not.toBe(await versionNow());
+    const served = await expectFresh();
+    expect(served.data.dates.find((d: { date: string }) => d.date === day(ctx, 38)).units_cap).toBe(1);
+  });
+
+  it('a read that comes while a rebuild of its window runs waits for it and is served what it kept', async () => {
+    await read();
+    const key = keyOf(villa.externalId);
+    const entry = cache().get(key)!;
+    let finished = false;
+    cache().rebuild(key, async () => {
+      await sleep(50);
+      cache().set(key, { ...entry, json: '"rebuilt"' });
+      finished = true;
+    });
+    const served = await read();
+    expect(finished).toBe(true);
+    expect(served.data).toBe('rebuilt');
+    cache().delete(key);
+  });
+
+  it('a rebuild that fails drops the entry and leaves the answer to the next read', async () => {
+    await read();
+    const key = keyOf(villa.externalId);
+    const entry = cache().get(key)!;
+    // an entry whose request no longer names a covered property: its rebuild answers 404
+    const gone = SnapshotCache.key(integ.id, 'no-such-property', from, to);
+    cache().set(gone, { ...entry, request: { ...entry.request, propertyRef: 'no-such-property' } });
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 39), to: day(ctx, 39), units_cap: 2 })).statusCode).toBe(200);
+    await rebuildAfterWrite(gone);
+    await cache().rebuilding(key)?.done;
+    expect(cache().get(gone)).toBeUndefined();
+    await expectFresh();
+  });
+});
+
 describe('SnapshotCache', () => {
+  const entry = (json: string, propertyId = 1, read = true) => ({
+    request: { integrationId: 1, propertyRef: 'P', window: { from: '2026-01-01', to: '2026-01-02' } },
+    propertyId,
+    version: '1',
+    touch: 0,
+    json,
+    holds: null,
+    read,
+  });
+
+  it('finds the entries of a property that were read since they were built, and forgets dropped ones', () => {
+    const cache = new SnapshotCache(1000);
+    cache.set('a', entry('1', 1));
+    cache.set('b', entry('2', 1, false));
+    cache.set('c', entry('3', 2));
+    expect(cache.readEntriesOf(1, 8).map(([key]) => key)).toEqual(['a']);
+    cache.delete('a');
+    expect(cache.readEntriesOf(1, 8)).toEqual([]);
+    cache.set('b', entry('2', 1, true));
+    cache.set('d', entry('4', 1, true));
+    expect(cache.readEntriesOf(1, 1).map(([key]) => key)).toEqual(['b']);
+    expect(cache.readEntriesOf(3, 8)).toEqual([]);
+  });
+
+  it('runs a rebuild once more when asked while it runs, never two side by side', async () => {
+    const cache = new SnapshotCache(1000);
+    let running = 0;
+    let runs = 0;
+    let most = 0;
+    const work = async () => {
+      running += 1;
+      runs += 1;
+      most = Math.max(most, running);
+      await sleep(20);
+      running -= 1;
+    };
+    const first = cache.rebuild('k', work);
+    expect(cache.rebuild('k', work)).toBe(first);
+    expect(cache.rebuild('k', work)).toBe(first);
+    await first.done;
+    expect(runs).toBe(2);
+    expect(most).toBe(1);
+    expect(cache.rebuilding('k')).toBeUndefined();
+    // a failing work ends the rebuild without rejecting
+    await cache.rebuild('k', async () => {
+      throw new Error('boom');
+    }).done;
+    expect(cache.rebuilding('k')).toBeUndefined();
+  });
+
   it('keeps at most its byte budget, dropping the entry used least recently', () => {
     const cache = new SnapshotCache(10);
-    const entry = (json: string) => ({ propertyId: 1, version: '1', touch: 0, json, holds: null });
     cache.set('a', entry('1234'));
     cache.set('b', entry('1234'));
     expect(cache.get('a')).toBeDefined(); // a is now the most recent

@@ -250,7 +250,7 @@ export async function reserveStay<R extends { id: number }>(
   // trip for all three.
   const { rows } = await sql<R>`
     with b as (${write(unitIds)}),
-    v as (${touchCalendarQuery(request.propertyId)}),
+    v as (${touchCalendarQuery(trx, request.propertyId)}),
     hv as (${touchUnitHoldsQuery(sql`select * from (values ${sql.join(unitIds.map((id) => sql`(${id}::int)`))}) as u(unit_id)`)}),
     h as (
       insert into unit_nights (unit_id, night, booking_id)
@@ -270,7 +270,7 @@ export async function reserveStay<R extends { id: number }>(
  */
 export async function releaseStay(trx: Transaction<DB>, propertyId: number, bookingId: number): Promise<void> {
   await sql`
-    with v as (${touchCalendarQuery(propertyId)}),
+    with v as (${touchCalendarQuery(trx, propertyId)}),
     released as (delete from unit_nights where booking_id = ${bookingId} returning unit_id)
     ${touchUnitHoldsQuery(sql`select distinct unit_id from released`)}
   `.execute(trx);

@@ -1,4 +1,8 @@
+import type { DateWindow } from '../../lib/time.js';
 import type { UnitHolds } from './calendar.sql.js';
+
+/** The signal (deps.signals) a committed write of a property's calendar sends in its process, with the property ids. */
+export const CALENDAR_SIGNAL = 'calendar';
 
 /**
  * Availability snapshots as sent, by what was asked (integration, property reference, window),
@@ -13,6 +17,8 @@ import type { UnitHolds } from './calendar.sql.js';
  * least recently goes first.
  */
 export interface CachedSnapshot {
+  /** What was asked, so that the entry can be rebuilt without a request (calendar.snapshot-refresh.ts). */
+  request: { integrationId: number; propertyRef: string; window: DateWindow };
   propertyId: number;
   version: string;
   /** This process's last write to the property's calendar when the entry was read (noteLocalCalendarTouch), -1 if one ran meanwhile. */
@@ -21,6 +27,14 @@ export interface CachedSnapshot {
   json: string;
   /** The holds it was built from, per unit with the unit's hold version: a rebuild reads only the moved ones. */
   holds: UnitHolds | null;
+  /** Read since it was built: a read built it or was served it (a rebuild after a write has not been read yet). */
+  read: boolean;
+}
+
+/** A rebuild of one entry under way; `again` asks for one more once it ends (a write committed meanwhile). */
+export interface Rebuild {
+  done: Promise<void>;
+  again: boolean;
 }
 
 /** What an entry keeps, about: the payload's characters and 8 bytes per unit and night held. */
@@ -37,6 +51,9 @@ export class SnapshotCache {
   /** Each entry's size as counted when it was set (its holds map may be shared with a later entry). */
   private readonly sizes = new Map<string, number>();
   private bytes = 0;
+  /** The keys of each property's entries. */
+  private readonly byProperty = new Map<number, Set<string>>();
+  private readonly rebuilds = new Map<string, Rebuild>();
 
   constructor(private readonly maxBytes = DEFAULT_MAX_BYTES) {}
 
@@ -61,6 +78,9 @@ export class SnapshotCache {
     this.entries.set(key, entry);
     this.sizes.set(key, size);
     this.bytes += size;
+    let keys = this.byProperty.get(entry.propertyId);
+    if (!keys) this.byProperty.set(entry.propertyId, (keys = new Set()));
+    keys.add(key);
     for (const oldest of this.entries.keys()) {
       if (this.bytes <= this.maxBytes) break;
       this.delete(oldest);
@@ -68,9 +88,57 @@ export class SnapshotCache {
   }
 
   delete(key: string): void {
-    if (!this.entries.delete(key)) return;
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
     this.bytes -= this.sizes.get(key) ?? 0;
     this.sizes.delete(key);
+    const keys = this.byProperty.get(entry.propertyId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byProperty.delete(entry.propertyId);
+  }
+
+  /** Up to `max` of the property's entries that were read since they were built, with their keys. */
+  readEntriesOf(propertyId: number, max: number): Array<[string, CachedSnapshot]> {
+    const found: Array<[string, CachedSnapshot]> = [];
+    for (const key of this.byProperty.get(propertyId) ?? []) {
+      const entry = this.entries.get(key);
+      if (entry?.read) found.push([key, entry]);
+      if (found.length >= max) break;
+    }
+    return found;
+  }
+
+  /** The rebuild of `key` under way, if any. */
+  rebuilding(key: string): Rebuild | undefined {
+    return this.rebuilds.get(key);
+  }
+
+  /**
+   * Runs `work` as the rebuild of `key` (a call made meanwhile asks for one more run instead of a
+   * second rebuild beside it). `work` handles its own failures; `done` never rejects.
+   */
+  rebuild(key: string, work: () => Promise<void>): Rebuild {
+    const running = this.rebuilds.get(key);
+    if (running) {
+      running.again = true;
+      return running;
+    }
+    const rebuild: Rebuild = { done: Promise.resolve(), again: false };
+    this.rebuilds.set(key, rebuild);
+    rebuild.done = (async () => {
+      try {
+        do {
+          rebuild.again = false;
+          await work();
+        } while (rebuild.again);
+      } catch {
+        // work's own failure, already handled by it
+      } finally {
+        this.rebuilds.delete(key);
+      }
+    })();
+    return rebuild;
   }
 
   get size(): number {

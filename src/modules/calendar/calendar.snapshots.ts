@@ -77,6 +77,7 @@ export async function readSnapshot(
   propertyRef: string,
   kind: CalendarKind,
   query: { from?: unknown; to?: unknown },
+  options: { refresh?: boolean } = {},
 ): Promise<Snapshot> {
   let window: DateWindow;
   try {
@@ -96,15 +97,22 @@ export async function readSnapshot(
   const lastSequence = lastSequenceQuery(deps.db, integrationId);
   const cache = kind === 'availability' ? deps.state.snapshots : null;
   const key = SnapshotCache.key(integrationId, propertyRef, window.from, window.to);
+  // This process is rebuilding the window after its own write (calendar.snapshot-refresh.ts): the
+  // version is checked while the rebuild runs, and the rebuilt entry served if it is still current.
+  const rebuilding = options.refresh ? undefined : cache?.rebuilding(key);
+  const [checked] = rebuilding ? await Promise.all([loadSnapshotHead(deps.db, property, lastSequence), rebuilding.done]) : [undefined];
   const cached = cache?.get(key);
   let knownHolds = null;
   const mark = localTouchMark();
   // Written by this process since it was kept: the version moved, no need to ask (hint only).
-  if (cached && touchedLocallySince(cached)) knownHolds = cached.holds;
+  if (cached && !rebuilding && touchedLocallySince(cached)) knownHolds = cached.holds;
   else if (cached) {
-    const head = await loadSnapshotHead(deps.db, property, lastSequence);
+    const head = checked ?? (await loadSnapshotHead(deps.db, property, lastSequence));
     if (!head) throw notFound('No such property.');
-    if (head.property.id === cached.propertyId && head.version === cached.version) return snapshot(head, cached.json);
+    if (head.property.id === cached.propertyId && head.version === cached.version) {
+      if (!options.refresh) cached.read = true;
+      return snapshot(head, cached.json);
+    }
     // The property's version moved: its units whose hold version stands keep their holds.
     if (head.property.id === cached.propertyId) knownHolds = cached.holds;
   }
@@ -113,7 +121,15 @@ export async function readSnapshot(
   if (!read) throw notFound('No such property.');
   const dataJson = JSON.stringify(buildPayload(kind, read.data, window, calendarSettings(deps.config)));
   if (cache && read.version !== null) {
-    cache.set(key, { propertyId: read.property.id, version: read.version, touch: localTouchSince(read.property.id, mark), json: dataJson, holds: read.holds });
+    cache.set(key, {
+      request: { integrationId, propertyRef, window },
+      propertyId: read.property.id,
+      version: read.version,
+      touch: localTouchSince(read.property.id, mark),
+      json: dataJson,
+      holds: read.holds,
+      read: !options.refresh,
+    });
   } else cache?.delete(key);
   return snapshot(read, dataJson);
 }

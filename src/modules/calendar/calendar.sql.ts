@@ -2,7 +2,8 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Transaction } 
 import type { DB } from '../../db/schema.js';
 import { fromEpochDay, toEpochDay, type DateWindow } from '../../lib/time.js';
 import type { BlockScope, CalendarNightsTable } from './calendar.tables.js';
-import { noteLocalCalendarTouch } from './calendar.snapshot-cache.js';
+import { CALENDAR_SIGNAL, noteLocalCalendarTouch } from './calendar.snapshot-cache.js';
+import { signalAtCommit } from '../events/events.unit.js';
 import { PRICE_COLUMNS } from '../properties/properties.input.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -225,10 +226,13 @@ export async function loadSnapshotHead(
  * Every writer of units, unit aliases, unit blocks, holds or the nights' blocks and caps runs it
  * in the writing transaction, holding the property's calendar lock (or, for a new property, its
  * fresh row): a snapshot cached at the old version is then never served once the write is
- * visible, in this process or any other. The statement, to run alone or as a CTE of a writer's.
+ * visible, in this process or any other. The statement, to run alone or as a CTE of a writer's
+ * (`trx`, the writer's transaction: once it commits, this process rebuilds the snapshots it keeps
+ * of the property and that were read since they were built; see calendar.snapshot-refresh.ts).
  */
-export function touchCalendarQuery(propertyId: number): RawBuilder<unknown> {
+export function touchCalendarQuery(trx: Kysely<DB>, propertyId: number): RawBuilder<unknown> {
   noteLocalCalendarTouch(propertyId);
+  signalAtCommit(trx, CALENDAR_SIGNAL, propertyId);
   return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
     on conflict (property_id) do update set version = excluded.version`;
 }
@@ -243,7 +247,7 @@ export function touchUnitHoldsQuery(units: RawBuilder<unknown>): RawBuilder<unkn
 }
 
 export async function touchCalendar(trx: Transaction<DB>, propertyId: number): Promise<void> {
-  await touchCalendarQuery(propertyId).execute(trx);
+  await touchCalendarQuery(trx, propertyId).execute(trx);
 }
 
 const jsonObject = (parts: Record<string, RawBuilder<unknown>>) =>

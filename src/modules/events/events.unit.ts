@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { QueryResult, RawBuilder, Transaction } from 'kysely';
+import type { Kysely, QueryResult, RawBuilder, Transaction } from 'kysely';
 import { pipeline } from '../../db/pipeline.js';
 import type { DB } from '../../db/schema.js';
 import { listen, type Listener, type ListenerState } from '../../db/listener.js';
@@ -28,6 +28,8 @@ interface Appended {
   types: Map<string, number>;
   /** Event writes left for the commit (atCommit), in order, each with what to do with its result. */
   atCommit: Array<{ query: RawBuilder<unknown>; settle(result: QueryResult<unknown>): void; integrationId: number | null }>;
+  /** Signals for this process once the transaction commits (signalAtCommit): the ids gathered per name. */
+  signals: Map<string, Set<number>>;
 }
 
 /** A transaction opened by withEvents: appendEvents records into it what delivery must be woken for. */
@@ -50,6 +52,19 @@ export function atCommit(trx: EventTransaction, query: RawBuilder<unknown>, sett
   trx[APPENDED].atCommit.push({ query, settle, integrationId });
 }
 
+/**
+ * Tells this process's `deps.signals` listeners of `name` that `id` changed, once (and only if) the
+ * transaction commits; calls on the same name gather their ids into one signal. Outside an event
+ * transaction it does nothing: only withEvents knows when its transaction has committed.
+ */
+export function signalAtCommit(trx: Kysely<DB>, name: string, id: number): void {
+  const appended = (trx as unknown as Partial<EventTransaction>)[APPENDED];
+  if (!appended) return;
+  let ids = appended.signals.get(name);
+  if (!ids) appended.signals.set(name, (ids = new Set()));
+  ids.add(id);
+}
+
 /** Identifies this process in its own notifications, so that its listener skips what it already knows. */
 const PROCESS_TAG = randomBytes(6).toString('hex');
 
@@ -58,7 +73,7 @@ const PROCESS_TAG = randomBytes(6).toString('hex');
  * integration that got an event to send; a rollback wakes nothing.
  */
 export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine'>, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
-  const appended: Appended = { deliverable: new Set(), types: new Map(), atCommit: [] };
+  const appended: Appended = { deliverable: new Set(), types: new Map(), atCommit: [], signals: new Map() };
   const { deliverable } = appended;
   const result = await deps.db.transaction().execute(async (trx) => {
     Object.defineProperty(trx, APPENDED, { value: appended, enumerable: false });
@@ -80,6 +95,7 @@ export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine'
   });
   if (appended.types.size > 0) deps.signals.emit('recorded', appended.types);
   if (deliverable.size > 0) deps.signals.emit('events', [...deliverable]);
+  for (const [name, ids] of appended.signals) deps.signals.emit(name, [...ids]);
   return result;
 }
 

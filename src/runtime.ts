@@ -139,7 +139,7 @@ export async function createRuntime(
     state: createRuntimeState(database, logger),
   };
   deps.signals.setMaxListeners(100);
-  keepSnapshotsFresh(deps);
+  if (deps.engine === 'postgres') keepSnapshotsFresh(deps);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
   return { deps, database, migrations };

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX, buildApp } from '../../src/app.js';
 import { sql } from 'kysely';
 import { SnapshotCache, touchedLocallySince } from '../../src/modules/calendar/calendar.snapshot-cache.js';
+import { keepSnapshotsFresh } from '../../src/modules/calendar/calendar.snapshot-refresh.js';
 import { createRuntimeState } from '../../src/runtime.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { bookingBody, createVilla, day, newKey, type Villa } from '../bookings/fixtures.js';
@@ -218,6 +219,8 @@ describe('availability snapshot cache, writes this process does not see', () => 
 });
 
 describe('availability snapshots rebuilt after a write of this process', () => {
+  // The service does this on PostgreSQL only; here on either engine (subscribing twice is a no-op).
+  beforeAll(() => keepSnapshotsFresh(ctx.deps));
   const versionNow = async () =>
     String((await sql<{ version: string }>`select version::text as version from calendar_versions where property_id = ${villa.id}`.execute(ctx.deps.db)).rows[0].version);
   const cache = () => ctx.deps.state.snapshots;

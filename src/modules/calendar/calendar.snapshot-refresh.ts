@@ -12,14 +12,19 @@ import { readSnapshot } from './calendar.snapshots.js';
  * nothing more. Writes of other processes are still found by a read's version check and rebuilt
  * by that read.
  *
- * Measured on the bench property (92 nights, 50 units; docs/performance.md, eleventh round).
+ * On PostgreSQL only (createRuntime): there the rebuild's statement runs on a pooled connection of
+ * its own, beside the read that joins it. PGlite runs statements one at a time on the service's
+ * own thread, where a rebuild nobody reads would hold up every request behind it, for a gain of
+ * 0.1–0.4 ms against 0.6–1.2 ms on PostgreSQL (docs/performance.md, eleventh round).
  */
 const MAX_PER_WRITE = 8;
+const subscribed = new WeakSet<Deps['signals']>();
 
 export function keepSnapshotsFresh(deps: Deps): void {
+  if (subscribed.has(deps.signals)) return;
+  subscribed.add(deps.signals);
   deps.signals.on(CALENDAR_SIGNAL, (propertyIds: number[]) => {
-    // After the writer's answer is on its way: the rebuild must not delay it (on PGlite, whose
-    // statements run on this thread, it would by the whole rebuild).
+    // After the writer's answer is on its way: the rebuild must not delay it.
     setImmediate(() => {
       const cache = deps.state.snapshots;
       for (const propertyId of propertyIds) {

@@ -277,6 +277,25 @@ describe('availability snapshots rebuilt after a write of this process', () => {
     cache().delete(key);
   });
 
+  it('counts in /metrics how each availability snapshot was had', async () => {
+    const counted = async () => {
+      const metric = await ctx.deps.metrics!.registry.getSingleMetric('doorloom_availability_snapshots_total')!.get();
+      return Object.fromEntries(metric.values.map((v) => [String(v.labels.outcome), v.value]));
+    };
+    cache().delete(keyOf(villa.externalId));
+    const before = await counted();
+    await read(); // built
+    await read(); // kept
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 40), to: day(ctx, 40), units_cap: 2 })).statusCode).toBe(200);
+    await rebuildAfterWrite(keyOf(villa.externalId));
+    await read(); // kept: rebuilt after the write
+    const after = await counted();
+    expect(after.built - before.built).toBe(1);
+    expect(after.kept - before.kept).toBe(2);
+    expect(after.rebuilt_after_write - before.rebuilt_after_write).toBe(1);
+    expect(after.rebuild_failed - before.rebuild_failed).toBe(0);
+  });
+
   it('a rebuild that fails drops the entry and leaves the answer to the next read', async () => {
     await read();
     const key = keyOf(villa.externalId);
@@ -288,6 +307,10 @@ describe('availability snapshots rebuilt after a write of this process', () => {
     await rebuildAfterWrite(gone);
     await cache().rebuilding(key)?.done;
     expect(cache().get(gone)).toBeUndefined();
+    const failed = (await ctx.deps.metrics!.registry.getSingleMetric('doorloom_availability_snapshots_total')!.get()).values.find(
+      (v) => v.labels.outcome === 'rebuild_failed',
+    );
+    expect(failed?.value).toBeGreaterThanOrEqual(1);
     await expectFresh();
   });
 });

@@ -42,6 +42,7 @@ async function rebuildKept(deps: Deps, key: string, entry: CachedSnapshot): Prom
     // The property is gone from the integration, the window is past, the database is away: the
     // next read finds no entry and answers for itself.
     deps.state.snapshots.delete(key);
+    deps.metrics?.availabilitySnapshot('rebuild_failed');
     deps.log.debug({ err: error, property_id: entry.propertyId }, 'availability snapshot not rebuilt after a write');
   }
 }

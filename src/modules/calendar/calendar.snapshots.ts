@@ -110,7 +110,10 @@ export async function readSnapshot(
     const head = checked ?? (await loadSnapshotHead(deps.db, property, lastSequence));
     if (!head) throw notFound('No such property.');
     if (head.property.id === cached.propertyId && head.version === cached.version) {
-      if (!options.refresh) cached.read = true;
+      if (!options.refresh) {
+        cached.read = true;
+        deps.metrics?.availabilitySnapshot('kept');
+      }
       return snapshot(head, cached.json);
     }
     // The property's version moved: its units whose hold version stands keep their holds.
@@ -120,6 +123,7 @@ export async function readSnapshot(
   const read = await loadSnapshotData(deps.db, property, lastSequence, window, kind, integrationId, knownHolds);
   if (!read) throw notFound('No such property.');
   const dataJson = JSON.stringify(buildPayload(kind, read.data, window, calendarSettings(deps.config)));
+  if (kind === 'availability') deps.metrics?.availabilitySnapshot(options.refresh ? 'rebuilt_after_write' : 'built');
   if (cache && read.version !== null) {
     cache.set(key, {
       request: { integrationId, propertyRef, window },

@@ -800,6 +800,13 @@ function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>,
       ? 'each sent as a host edit of the window through the service answers (the service rebuilds the snapshot it keeps as the edit commits; the read joins that rebuild)'
       : 'each sent as a host edit of the window through the service answers (rebuilt by the read: on PGlite the service does not rebuild at the commit)',
   );
+  afterChange(
+    '92-night availability snapshot, first read after a change, on its webhook',
+    s.afterWebhook,
+    engine === 'postgres'
+      ? "each sent when the host edit's event reached the integration's webhook receiver, as a mirror reading on its availability.changed would (the service rebuilds the snapshot it keeps as the edit commits)"
+      : "each sent when the host edit's event reached the integration's webhook receiver, as a mirror reading on its availability.changed would (rebuilt by the read: on PGlite the service does not rebuild at the commit)",
+  );
   if (s.afterWriteElsewhere) {
     afterChange(
       '92-night availability snapshot, first read after a change made elsewhere',

@@ -4,6 +4,7 @@
 // checks that the envelope `sequence` numbers arrive in order with no repeat. Prints
 // "listening <port>".
 //   GET /stats -> { "<path>": { count, bytes, first, last, lastSequence, outOfOrder } }
+//   GET /wait?path=<path>&sequence=<n> -> the same, once <path> has received sequence n (or after 10 s)
 import http from 'node:http';
 
 const streams = new Map();
@@ -11,7 +12,36 @@ const now = () => performance.timeOrigin + performance.now();
 const SEQUENCE = /"sequence":(\d+)/;
 const answer = '{"ok":true}';
 
+/** Answers waiting for a path's count (GET /wait), checked as requests arrive. */
+const waiters = new Set();
+function answerStats(res) {
+  const body = JSON.stringify(Object.fromEntries(streams));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+function wake(path) {
+  for (const w of waiters) {
+    if (w.path === path && (streams.get(path)?.lastSequence ?? 0) >= w.sequence) {
+      waiters.delete(w);
+      clearTimeout(w.timer);
+      answerStats(w.res);
+    }
+  }
+}
+
 const server = http.createServer((req, res) => {
+  if (req.url.startsWith('/wait?')) {
+    req.resume();
+    const query = new URL(req.url, 'http://receiver').searchParams;
+    const w = { path: query.get('path'), sequence: Number(query.get('sequence')), res, timer: null };
+    if ((streams.get(w.path)?.lastSequence ?? 0) >= w.sequence) return answerStats(res);
+    w.timer = setTimeout(() => {
+      waiters.delete(w);
+      answerStats(res);
+    }, 10_000);
+    waiters.add(w);
+    return;
+  }
   if (req.url === '/stats') {
     req.resume();
     const body = JSON.stringify(Object.fromEntries(streams));
@@ -41,6 +71,7 @@ const server = http.createServer((req, res) => {
     }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
     res.end(answer);
+    wake(req.url);
   });
 });
 server.keepAliveTimeout = 120_000;

@@ -13,7 +13,8 @@ import { addDays, kolkataDate } from '../../src/lib/time.js';
 import { bookingBody, call, createProperty, inParallel, setupIntegration, staff } from '../lib/api.js';
 import { keepAliveAgent, percentile, request, sequential } from '../lib/clients.js';
 import pg from 'pg';
-import type { Service } from '../lib/processes.js';
+import path from 'node:path';
+import { freePort, ROOT, startScript, type Service } from '../lib/processes.js';
 import { SECONDS } from './common.js';
 
 const UNITS = 50;
@@ -34,6 +35,18 @@ function rng(seed: number) {
  * process or node), made here by moving the property's calendar version in plain SQL.
  */
 export async function snapshotRun(service: Service, baselineBase: string, hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void }, pgUrl?: string) {
+  // A receiver for the integration's webhooks: the reads after a webhook wait for its event.
+  const receiverPort = await freePort();
+  const receiver = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);
+  const receiverBase = `http://127.0.0.1:${receiverPort}`;
+  try {
+    return await measureSnapshots(service, baselineBase, receiverBase, hooks, pgUrl);
+  } finally {
+    await receiver.stop();
+  }
+}
+
+async function measureSnapshots(service: Service, baselineBase: string, receiverBase: string, hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void }, pgUrl?: string) {
   const integration = await setupIntegration(service.base, { name: 'Bench snapshot' });
   const property = (await createProperty(service.base, integration.apiKey, 'SNAP', UNITS)) as unknown as { doorloom_id: number; units: Array<{ inventory_id: number }> };
   const today = kolkataDate(Date.now());
@@ -80,17 +93,32 @@ export async function snapshotRun(service: Service, baselineBase: string, hooks?
   const agent = keepAliveAgent();
   const afterWrite: number[] = [];
   const elsewhere: number[] = [];
+  const afterWebhook: number[] = [];
   const timedRead = async (into: number[]) => {
     const sent = performance.now();
     const answer = await request(agent, new URL(service.base), shot());
     into.push(performance.now() - sent);
     if (answer.status !== 200) throw new Error(`snapshot after a write answered ${answer.status}`);
+    return answer.body;
   };
   try {
     const last = addDays(today, NIGHTS - 1);
     for (let i = 0; i < AFTER_WRITE; i++) {
       await host({ from: last, to: last, units_cap: 48 + (i % 2) });
       await timedRead(afterWrite);
+    }
+    // A partner's read on its availability.changed: the integration gets its webhook now (the
+    // reads above ran with no delivery beside them), and each read waits until the edit's event
+    // has reached the receiver, as a mirror reading on its webhook would.
+    const hooked = await staff(service.base, 'PATCH', `/integrations/${integration.id}`, { webhook: { url: `${receiverBase}/snapshot-hooks` } });
+    if (hooked.status !== 200) throw new Error(`webhook set: ${hooked.status} ${JSON.stringify(hooked.body).slice(0, 300)}`);
+    const sequenceOf = (body: string) => Number(/"sequence":(\d+)/.exec(body)?.[1]);
+    let watermark = sequenceOf((await request(agent, new URL(service.base), shot())).body);
+    for (let i = 0; i < AFTER_WRITE; i++) {
+      await host({ from: last, to: last, units_cap: 48 + (i % 2) });
+      const stats = (await (await fetch(`${receiverBase}/wait?path=/snapshot-hooks&sequence=${watermark + 1}`)).json()) as Record<string, { lastSequence: number }>;
+      if ((stats['/snapshot-hooks']?.lastSequence ?? 0) <= watermark) throw new Error('the host edit\'s event did not reach the receiver within 10 s');
+      watermark = sequenceOf(await timedRead(afterWebhook));
     }
     if (pgUrl) {
       // A change this process does not hear of: its read finds the version moved and rebuilds.
@@ -114,6 +142,7 @@ export async function snapshotRun(service: Service, baselineBase: string, hooks?
   };
   const missed = summary(afterWrite);
   const missedElsewhere = pgUrl ? summary(elsewhere) : null;
+  const readOnWebhook = summary(afterWebhook);
   // issue 17 item 3: the rates and restrictions snapshots of the same property and window, the same way
   const others: Record<string, { ours: Awaited<ReturnType<typeof sequential>>; bare: Awaited<ReturnType<typeof sequential>> }> = {};
   for (const kind of ['rates', 'restrictions']) {
@@ -122,5 +151,5 @@ export async function snapshotRun(service: Service, baselineBase: string, hooks?
     const b = await sequential(baselineBase, () => ({ path: `/bytes/${o.bytes}` }), { warmup: 20, count: o.count, seconds: SECONDS });
     others[kind] = { ours: o, bare: b };
   }
-  return { ours, bare, bookings: stays.length, others, afterWrite: missed, afterWriteElsewhere: missedElsewhere };
+  return { ours, bare, bookings: stays.length, others, afterWrite: missed, afterWriteElsewhere: missedElsewhere, afterWebhook: readOnWebhook };
 }

@@ -86,9 +86,9 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
   hooks?.onMeasureEnd();
   const bare = await sequential(baselineBase, () => ({ path: `/bytes/${ours.bytes}` }), { warmup: 20, count: ours.count, seconds: SECONDS });
   // The first read after a change: a host edit of the window's last night moves the calendar
-  // version before each timed read. The service rebuilds its kept snapshot as the edit commits
-  // (calendar.snapshot-refresh.ts); the read, sent as soon as the edit's answer arrives, joins that
-  // rebuild or finds it done. The cached reads above are the steady state of a mirror that
+  // version before each timed read. On PostgreSQL the service rebuilds its kept snapshot as the
+  // edit commits (calendar.snapshot-refresh.ts), and the read, sent as soon as the edit's answer
+  // arrives, joins that rebuild or finds it done; on PGlite the read rebuilds. The cached reads above are the steady state of a mirror that
   // re-reads an unchanged window.
   const agent = keepAliveAgent();
   const afterWrite: number[] = [];

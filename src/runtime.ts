@@ -142,5 +142,6 @@ export async function createRuntime(
   if (deps.engine === 'postgres') keepSnapshotsFresh(deps);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
+  deps.state.snapshots.onUnreadDropped = () => deps.metrics?.availabilitySnapshot('rebuild_unread');
   return { deps, database, migrations };
 }

@@ -3,6 +3,8 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { startBackground } from './background.js';
 import { listenForAuthChanges } from './http/auth.js';
+import { listenForSignals } from './modules/events/events.unit.js';
+import { CALENDAR_SIGNAL } from './modules/calendar/calendar.snapshot-cache.js';
 import { ConfigError, type Config } from './config.js';
 import { describeDatabaseUrl, isDatabaseUnavailable } from './db/database.js';
 import { ensureStaffToken } from './modules/integrations/integrations.service.js';
@@ -84,7 +86,18 @@ async function serve(config: Config): Promise<void> {
     startFailure(config, error);
   }
   const app = await buildApp(deps, { logger });
-  const authListener = deps.engine === 'postgres' && config.databaseUrl ? listenForAuthChanges(deps, config.databaseUrl) : null;
+  // Revoked keys, and other processes' calendar writes (their snapshots are rebuilt here as well).
+  let authListener: { stop(): Promise<void> } | null = null;
+  if (deps.engine === 'postgres' && config.databaseUrl) {
+    const shared = await listenForSignals(deps, [CALENDAR_SIGNAL]).then(
+      (subscription) => [subscription],
+      (error) => {
+        logger.warn({ err: error }, 'calendar notifications not heard: reads rebuild what other processes changed');
+        return [];
+      },
+    );
+    authListener = listenForAuthChanges(deps, config.databaseUrl, shared);
+  }
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });

@@ -31,22 +31,36 @@ function rng(seed: number) {
 }
 
 /**
- * `pgUrl` (PostgreSQL only): also time reads after a change that this process did not make (another
- * process or node), made here by moving the property's calendar version in plain SQL.
+ * `pgUrl` (PostgreSQL only): also time reads after a change that this process did not make, made
+ * by `writer` (another process of the service on the same database, whose commits notify this
+ * one) and in plain SQL (another node's write as the database sees it, with no notification).
  */
-export async function snapshotRun(service: Service, baselineBase: string, hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void }, pgUrl?: string) {
+export async function snapshotRun(
+  service: Service,
+  baselineBase: string,
+  hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void },
+  pgUrl?: string,
+  writer?: Service,
+) {
   // A receiver for the integration's webhooks: the reads after a webhook wait for its event.
   const receiverPort = await freePort();
   const receiver = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);
   const receiverBase = `http://127.0.0.1:${receiverPort}`;
   try {
-    return await measureSnapshots(service, baselineBase, receiverBase, hooks, pgUrl);
+    return await measureSnapshots(service, baselineBase, receiverBase, hooks, pgUrl, writer);
   } finally {
     await receiver.stop();
   }
 }
 
-async function measureSnapshots(service: Service, baselineBase: string, receiverBase: string, hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void }, pgUrl?: string) {
+async function measureSnapshots(
+  service: Service,
+  baselineBase: string,
+  receiverBase: string,
+  hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void },
+  pgUrl?: string,
+  writer?: Service,
+) {
   const integration = await setupIntegration(service.base, { name: 'Bench snapshot' });
   const property = (await createProperty(service.base, integration.apiKey, 'SNAP', UNITS)) as unknown as { doorloom_id: number; units: Array<{ inventory_id: number }> };
   const today = kolkataDate(Date.now());
@@ -69,8 +83,8 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
     const res = await call(service.base, integration.apiKey, 'POST', '/api/integrations/v1/bookings', bookingBody(ref, 'SNAP', stay.units, stay.from, stay.to), { 'idempotency-key': `snapshot-${ref}-${Date.now()}` });
     if (res.status !== 201) throw new Error(`booking for the snapshot failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   });
-  const host = async (body: object) => {
-    const res = await staff(service.base, 'PUT', `/properties/${property.doorloom_id}/calendar`, body);
+  const host = async (body: object, through = service) => {
+    const res = await staff(through.base, 'PUT', `/properties/${property.doorloom_id}/calendar`, body);
     if (res.status !== 200) throw new Error(`host calendar edit failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   };
   await host({ from: addDays(today, 10), to: addDays(today, 16), block_scope: 'ota_only' });
@@ -94,6 +108,7 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
   const afterWrite: number[] = [];
   const elsewhere: number[] = [];
   const afterWebhook: number[] = [];
+  const otherProcess: number[] = [];
   const timedRead = async (into: number[]) => {
     const sent = performance.now();
     const answer = await request(agent, new URL(service.base), shot());
@@ -120,6 +135,15 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
       if ((stats['/snapshot-hooks']?.lastSequence ?? 0) <= watermark) throw new Error('the host edit\'s event did not reach the receiver within 10 s');
       watermark = sequenceOf(await timedRead(afterWebhook));
     }
+    if (writer) {
+      // The edit made by another process of the service. Its commit notifies the reading process
+      // (it records an event for the webhook set above), which rebuilds its kept snapshot as its
+      // own write would have it do (calendar.snapshot-refresh.ts); the read comes on the edit's answer.
+      for (let i = 0; i < AFTER_WRITE; i++) {
+        await host({ from: last, to: last, units_cap: 48 + (i % 2) }, writer);
+        await timedRead(otherProcess);
+      }
+    }
     if (pgUrl) {
       // A change this process does not hear of: its read finds the version moved and rebuilds.
       const other = new pg.Client({ connectionString: pgUrl });
@@ -142,6 +166,7 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
   };
   const missed = summary(afterWrite);
   const missedElsewhere = pgUrl ? summary(elsewhere) : null;
+  const missedOtherProcess = writer ? summary(otherProcess) : null;
   const readOnWebhook = summary(afterWebhook);
   // issue 17 item 3: the rates and restrictions snapshots of the same property and window, the same way
   const others: Record<string, { ours: Awaited<ReturnType<typeof sequential>>; bare: Awaited<ReturnType<typeof sequential>> }> = {};
@@ -151,5 +176,5 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
     const b = await sequential(baselineBase, () => ({ path: `/bytes/${o.bytes}` }), { warmup: 20, count: o.count, seconds: SECONDS });
     others[kind] = { ours: o, bare: b };
   }
-  return { ours, bare, bookings: stays.length, others, afterWrite: missed, afterWriteElsewhere: missedElsewhere, afterWebhook: readOnWebhook };
+  return { ours, bare, bookings: stays.length, others, afterWrite: missed, afterWriteElsewhere: missedElsewhere, afterOtherProcess: missedOtherProcess, afterWebhook: readOnWebhook };
 }

@@ -129,3 +129,27 @@ export function listen(options: ListenOptions): Listener {
     },
   };
 }
+
+/** What one module hears on a shared LISTEN connection (see `subscriptions`). */
+export interface Subscription {
+  channels: string[];
+  onMessage(channel: string, payload: string): void;
+  onState?(state: ListenerState): void;
+}
+
+/**
+ * Several modules' channels on one LISTEN connection (a process keeps one, not one per module):
+ * the options for `listen`, each notification handed to the subscription of its channel, each
+ * change of state to all of them.
+ */
+export function subscriptions(subs: Subscription[]): Pick<ListenOptions, 'channels' | 'onMessage' | 'onState'> {
+  const byChannel = new Map<string, Subscription>();
+  for (const sub of subs) for (const channel of sub.channels) byChannel.set(channel, sub);
+  return {
+    channels: [...byChannel.keys()],
+    onMessage: (channel, payload) => byChannel.get(channel)?.onMessage(channel, payload),
+    onState: (state) => {
+      for (const sub of subs) sub.onState?.(state);
+    },
+  };
+}

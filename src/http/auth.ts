@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { listen } from '../db/listener.js';
+import { listen, subscriptions, type Subscription } from '../db/listener.js';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
 import { authenticateStaffToken } from '../modules/integrations/staff-tokens.service.js';
@@ -145,18 +145,16 @@ export function staffAuth(deps: Deps) {
 
 /**
  * PostgreSQL: listens for other processes' forgetIntegration notifications on a connection of its
- * own (src/db/listener.ts). Until it is listening, and whenever the connection is down, nothing
- * could tell this process of a revoked key: the cache is emptied and nothing is cached, so every
- * request reads the key from the database.
+ * own (src/db/listener.ts), which also carries the `others` subscriptions (one LISTEN connection
+ * per process). Until it is listening, and whenever the connection is down, nothing could tell
+ * this process of a revoked key: the cache is emptied and nothing is cached, so every request
+ * reads the key from the database.
  */
-export function listenForAuthChanges(deps: Deps, databaseUrl: string): { stop(): Promise<void> } {
+export function listenForAuthChanges(deps: Deps, databaseUrl: string, others: Subscription[] = []): { stop(): Promise<void> } {
   deps.state.authCache.unheard = true;
   forgetIntegrationLocally(deps, null);
-  const listener = listen({
-    url: databaseUrl,
-    channels: AUTH_CHANNEL,
-    applicationName: 'doorloom-listen',
-    log: deps.log,
+  const auth: Subscription = {
+    channels: [AUTH_CHANNEL],
     onMessage(_channel, payload) {
       const id = Number(payload);
       forgetIntegrationLocally(deps, Number.isInteger(id) ? id : null);
@@ -165,7 +163,8 @@ export function listenForAuthChanges(deps: Deps, databaseUrl: string): { stop():
       deps.state.authCache.unheard = state !== 'up';
       forgetIntegrationLocally(deps, null); // whatever changed while no one listened
     },
-  });
+  };
+  const listener = listen({ url: databaseUrl, applicationName: 'doorloom-listen', log: deps.log, ...subscriptions([auth, ...others]) });
   return {
     async stop() {
       await listener.stop();

@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX, buildApp } from '../../src/app.js';
 import { sql } from 'kysely';
-import { SnapshotCache, touchedLocallySince } from '../../src/modules/calendar/calendar.snapshot-cache.js';
+import { CALENDAR_SIGNAL, SnapshotCache, touchedLocallySince } from '../../src/modules/calendar/calendar.snapshot-cache.js';
 import { keepSnapshotsFresh } from '../../src/modules/calendar/calendar.snapshot-refresh.js';
 import { createRuntimeState } from '../../src/runtime.js';
-import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { createTestContext, databaseUrl, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { listenForAuthChanges } from '../../src/http/auth.js';
+import { listenForSignals } from '../../src/modules/events/events.unit.js';
 import { bookingBody, createVilla, day, newKey, type Villa } from '../bookings/fixtures.js';
 
 // A cached availability snapshot is served only while the property's calendar version stands.
@@ -294,6 +296,18 @@ describe('availability snapshots rebuilt after a write of this process', () => {
     expect(after.kept - before.kept).toBe(2);
     expect(after.rebuilt_after_write - before.rebuilt_after_write).toBe(1);
     expect(after.rebuild_failed - before.rebuild_failed).toBe(0);
+    expect(after.rebuild_unread - before.rebuild_unread).toBe(0);
+
+    // a rebuild that no read serves before the next write is wasted: counted when it is replaced
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 40), to: day(ctx, 40), units_cap: 1 })).statusCode).toBe(200);
+    await rebuildAfterWrite(keyOf(villa.externalId));
+    expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 40), to: day(ctx, 40), units_cap: 2 })).statusCode).toBe(200);
+    await rebuildAfterWrite(keyOf(villa.externalId)); // none: the entry was not read
+    await read(); // built, in place of the unread rebuild
+    const later = await counted();
+    expect(later.rebuilt_after_write - after.rebuilt_after_write).toBe(1);
+    expect(later.rebuild_unread - after.rebuild_unread).toBe(1);
+    expect(later.built - after.built).toBe(1);
   });
 
   it('a rebuild that fails drops the entry and leaves the answer to the next read', async () => {
@@ -312,6 +326,87 @@ describe('availability snapshots rebuilt after a write of this process', () => {
     );
     expect(failed?.value).toBeGreaterThanOrEqual(1);
     await expectFresh();
+  });
+});
+
+describe.skipIf(!databaseUrl)('availability snapshots rebuilt after another process\'s write (PostgreSQL)', () => {
+  // This process listens as the service does (server.ts); the other process writes through an
+  // integration with a webhook, so its commits notify: the calendar's notification rides on them.
+  let listener: { stop(): Promise<void> };
+  let hooked: TestIntegration;
+  let hookedVilla: Villa;
+  const cache = () => ctx.deps.state.snapshots;
+  const hookedPath = () => `/properties/${encodeURIComponent(hookedVilla.externalId)}/availability?from=${from}&to=${to}`;
+  const hookedKey = () => SnapshotCache.key(hooked.id, hookedVilla.externalId, from, to);
+  const readHooked = async () => {
+    const res = await ctx.api(hooked.apiKey, 'GET', hookedPath());
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data;
+  };
+  const versionOf = async (propertyId: number) =>
+    String((await sql<{ version: string }>`select version::text as version from calendar_versions where property_id = ${propertyId}`.execute(ctx.deps.db)).rows[0].version);
+  const bookThroughOtherAs = (integration: TestIntegration, villa: Villa, checkIn: string, checkOut: string) =>
+    other.inject({
+      method: 'POST',
+      url: `${API_PREFIX}/bookings`,
+      headers: { authorization: `Bearer ${integration.apiKey}`, 'content-type': 'application/json', ...writeHeaders() },
+      payload: JSON.stringify(bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[0], adults: 2 }], check_in: checkIn, check_out: checkOut })),
+    });
+
+  beforeAll(async () => {
+    keepSnapshotsFresh(ctx.deps);
+    listener = listenForAuthChanges(ctx.deps, databaseUrl!, [await listenForSignals(ctx.deps, [CALENDAR_SIGNAL])]);
+    // a webhook nobody delivers to here (no delivery worker runs in the tests' runtime)
+    hooked = await ctx.createIntegration({ name: 'Hooked', webhook: { url: 'http://127.0.0.1:9/hooks' } });
+    hookedVilla = await createVilla(ctx, hooked, 2);
+    for (let i = 0; ctx.deps.state.authCache.unheard; i++) {
+      if (i > 500) throw new Error('the listener did not come up');
+      await sleep(10);
+    }
+  });
+  afterAll(async () => {
+    await listener.stop();
+  });
+
+  it('a snapshot this process keeps is rebuilt when another process\'s write commits, before any read', async () => {
+    await readHooked();
+    const before = cache().get(hookedKey())!;
+    expect(before.read).toBe(true);
+    const res = await bookThroughOtherAs(hooked, hookedVilla, day(ctx, 7), day(ctx, 9));
+    expect(res.statusCode, res.body).toBe(201);
+    const version = await versionOf(hookedVilla.id);
+    expect(version).not.toBe(before.version);
+    let entry = cache().get(hookedKey());
+    for (let i = 0; entry?.version !== version; i++) {
+      if (i > 500) throw new Error('the kept snapshot was not rebuilt after the other process\'s write');
+      await sleep(10);
+      entry = cache().get(hookedKey());
+    }
+    expect(entry.read).toBe(false);
+    expect(JSON.parse(entry.json).units[0].unavailable).toEqual([day(ctx, 7), day(ctx, 8)]);
+    // served as kept, and what an empty cache builds
+    const served = await readHooked();
+    expect(cache().get(hookedKey())).toBe(entry);
+    cache().delete(hookedKey());
+    expect(served).toEqual(await readHooked());
+  });
+
+  it('a write whose commit notifies no one (no webhook) is left to the next read\'s version check', async () => {
+    await plantMarker();
+    const res = await bookThroughOther(villa.unitIds[1], day(ctx, 25), day(ctx, 26));
+    expect(res.statusCode, res.body).toBe(201);
+    // a notifying write after it: notifications arrive in commit order, so once this one is
+    // rebuilt, the first would have been heard too
+    await readHooked();
+    expect((await bookThroughOtherAs(hooked, hookedVilla, day(ctx, 11), day(ctx, 12))).statusCode).toBe(201);
+    const version = await versionOf(hookedVilla.id);
+    for (let i = 0; cache().get(hookedKey())?.version !== version; i++) {
+      if (i > 500) throw new Error('the notifying write was not heard');
+      await sleep(10);
+    }
+    expect(cache().get(keyOf(villa.externalId))?.json).toBe(MARKER);
+    const served = await expectFresh();
+    expect(served.data.units[1].unavailable).toContain(day(ctx, 25));
   });
 });
 

@@ -54,6 +54,8 @@ export class SnapshotCache {
   /** The keys of each property's entries. */
   private readonly byProperty = new Map<number, Set<string>>();
   private readonly rebuilds = new Map<string, Rebuild>();
+  /** Told when an entry leaves (replaced, dropped or evicted) without having been read: a rebuild after a write that nobody used. */
+  onUnreadDropped: (() => void) | null = null;
 
   constructor(private readonly maxBytes = DEFAULT_MAX_BYTES) {}
 
@@ -90,6 +92,7 @@ export class SnapshotCache {
   delete(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
+    if (!entry.read) this.onUnreadDropped?.();
     this.entries.delete(key);
     this.bytes -= this.sizes.get(key) ?? 0;
     this.sizes.delete(key);

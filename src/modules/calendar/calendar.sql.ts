@@ -227,12 +227,13 @@ export async function loadSnapshotHead(
  * in the writing transaction, holding the property's calendar lock (or, for a new property, its
  * fresh row): a snapshot cached at the old version is then never served once the write is
  * visible, in this process or any other. The statement, to run alone or as a CTE of a writer's
- * (`trx`, the writer's transaction: once it commits, this process rebuilds the snapshots it keeps
- * of the property and that were read since they were built; see calendar.snapshot-refresh.ts).
+ * (`trx`, the writer's transaction: once it commits, this process, and on PostgreSQL the others
+ * when the commit notifies them, rebuild the snapshots they keep of the property and that were read
+ * since they were built; see calendar.snapshot-refresh.ts).
  */
 export function touchCalendarQuery(trx: Kysely<DB>, propertyId: number): RawBuilder<unknown> {
   noteLocalCalendarTouch(propertyId);
-  signalAtCommit(trx, CALENDAR_SIGNAL, propertyId);
+  signalAtCommit(trx, CALENDAR_SIGNAL, propertyId, { otherProcesses: true });
   return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
     on conflict (property_id) do update set version = excluded.version`;
 }

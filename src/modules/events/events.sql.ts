@@ -25,6 +25,17 @@ export function notifyEventsQuery(integrationIds: number[], tag: string): RawBui
   `;
 }
 
+/**
+ * pg_notify of a signal shared with other processes (see signalAtCommit) on its channel of the
+ * current schema (see signalChannel), one notification per id, sent at commit.
+ */
+export function notifySignalQuery(name: string, ids: number[], tag: string): RawBuilder<unknown> {
+  return sql`
+    select pg_notify(left('doorloom_' || ${name}::text || '_' || current_schema(), 63), id::text || ':' || ${tag}::text)
+    from unnest(${ids}::int8[]) as id
+  `;
+}
+
 /** A receiving integration as appendEvents reads it. */
 export interface AppendTarget {
   id: number;

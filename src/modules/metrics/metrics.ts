@@ -6,7 +6,7 @@ import { selectIntegrationStates } from '../integrations/integrations.listing.sq
 import { backlogByIntegration } from '../webhooks/webhooks.stats.sql.js';
 
 /** How an availability snapshot was had (calendar.snapshots.ts, calendar.snapshot-refresh.ts). */
-export type SnapshotOutcome = 'kept' | 'built' | 'rebuilt_after_write' | 'rebuild_failed';
+export type SnapshotOutcome = 'kept' | 'built' | 'rebuilt_after_write' | 'rebuild_failed' | 'rebuild_unread';
 
 /** What a delivery attempt's outcome is counted as. */
 export type DeliveryOutcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
@@ -58,7 +58,7 @@ export interface Metrics {
   eventsRecorded(byType: ReadonlyMap<string, number>): void;
   /** One webhook delivery attempt (events and pings). */
   deliveryAttempt(result: AttemptResult): void;
-  /** An availability snapshot served from what the process keeps, built for a read, or rebuilt after this process's write. */
+  /** An availability snapshot served from what the process keeps, built for a read, or rebuilt after a write (and whether that rebuild was ever read). */
   availabilitySnapshot(outcome: SnapshotOutcome): void;
   /** The metrics text: this process's, or with WORKERS above 1 the whole node's (asked of the primary). */
   text(): Promise<string>;
@@ -98,11 +98,11 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
   for (const outcome of ['success', 'http_error', 'timeout', 'network_error', 'refused']) deliveriesTotal.inc({ outcome }, 0);
   const snapshotsTotal = new Counter({
     name: 'doorloom_availability_snapshots_total',
-    help: 'Availability snapshots: served as kept (version unchanged), built for a read, rebuilt after a write of this process, or whose rebuild failed.',
+    help: 'Availability snapshots: served as kept (version unchanged), built for a read, rebuilt after a write, whose rebuild failed, or rebuilt after a write and dropped before any read (wasted).',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
-  for (const outcome of ['kept', 'built', 'rebuilt_after_write', 'rebuild_failed']) snapshotsTotal.inc({ outcome }, 0);
+  for (const outcome of ['kept', 'built', 'rebuilt_after_write', 'rebuild_failed', 'rebuild_unread']) snapshotsTotal.inc({ outcome }, 0);
   const deliveryDuration = new Histogram({
     name: 'doorloom_webhook_delivery_duration_seconds',
     help: 'Duration of webhook delivery attempts, from sending to the end of the answer.',

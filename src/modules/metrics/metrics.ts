@@ -6,10 +6,19 @@ import { selectIntegrationStates } from '../integrations/integrations.listing.sq
 import { backlogByIntegration } from '../webhooks/webhooks.stats.sql.js';
 
 /** How an availability snapshot was had (calendar.snapshots.ts, calendar.snapshot-refresh.ts). */
-export type SnapshotOutcome = 'kept' | 'built' | 'rebuilt_after_write' | 'rebuild_failed' | 'rebuild_unread';
+const SNAPSHOT_OUTCOMES = ['kept', 'built', 'rebuilt_after_write', 'rebuild_failed', 'rebuild_unread'] as const;
+export type SnapshotOutcome = (typeof SNAPSHOT_OUTCOMES)[number];
 
 /** What a delivery attempt's outcome is counted as. */
-export type DeliveryOutcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
+const DELIVERY_OUTCOMES = ['success', 'http_error', 'timeout', 'network_error', 'refused'] as const;
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+
+/** A counter by `outcome`, each outcome listed at 0 from the start (a rate over a missing series is no rate). */
+function outcomeCounter(registry: Registry, name: string, help: string, outcomes: readonly string[]): Counter<'outcome'> {
+  const counter = new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] });
+  for (const outcome of outcomes) counter.inc({ outcome }, 0);
+  return counter;
+}
 
 /** An attempt as the sender reports it (see webhooks.send.ts SendResult). */
 export interface AttemptResult {
@@ -89,20 +98,13 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
     labelNames: ['type'] as const,
     registers: [registry],
   });
-  const deliveriesTotal = new Counter({
-    name: 'doorloom_webhook_deliveries_total',
-    help: 'Webhook delivery attempts (events and pings), by outcome.',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  for (const outcome of ['success', 'http_error', 'timeout', 'network_error', 'refused']) deliveriesTotal.inc({ outcome }, 0);
-  const snapshotsTotal = new Counter({
-    name: 'doorloom_availability_snapshots_total',
-    help: 'Availability snapshots: served as kept (version unchanged), built for a read, rebuilt after a write, whose rebuild failed, or rebuilt after a write and dropped before any read (wasted).',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  for (const outcome of ['kept', 'built', 'rebuilt_after_write', 'rebuild_failed', 'rebuild_unread']) snapshotsTotal.inc({ outcome }, 0);
+  const deliveriesTotal = outcomeCounter(registry, 'doorloom_webhook_deliveries_total', 'Webhook delivery attempts (events and pings), by outcome.', DELIVERY_OUTCOMES);
+  const snapshotsTotal = outcomeCounter(
+    registry,
+    'doorloom_availability_snapshots_total',
+    'Availability snapshots: served as kept (version unchanged), built for a read, rebuilt after a write, whose rebuild failed, or rebuilt after a write and dropped before any read (wasted).',
+    SNAPSHOT_OUTCOMES,
+  );
   const deliveryDuration = new Histogram({
     name: 'doorloom_webhook_delivery_duration_seconds',
     help: 'Duration of webhook delivery attempts, from sending to the end of the answer.',

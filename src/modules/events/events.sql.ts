@@ -17,17 +17,15 @@ export async function notifyEvents(db: Q, integrationIds: number[], tag: string)
   await notifyEventsQuery(integrationIds, tag).execute(db);
 }
 
-/** notifyEvents' statement, for a caller that sends it with others. */
+/** notifyEvents' statement, for a caller that sends it with others: the `events` channel is a signal channel of its own. */
 export function notifyEventsQuery(integrationIds: number[], tag: string): RawBuilder<unknown> {
-  return sql`
-    select pg_notify(left('doorloom_events_' || current_schema(), 63), id::text || ':' || ${tag}::text)
-    from unnest(${integrationIds}::int[]) as id
-  `;
+  return notifySignalQuery('events', integrationIds, tag);
 }
 
 /**
- * pg_notify of a signal shared with other processes (see signalAtCommit) on its channel of the
- * current schema (see signalChannel), one notification per id, sent at commit.
+ * pg_notify on the channel `name` of the current schema (see signalChannel; also the events
+ * channel, eventsChannel), one notification per id: inside a transaction PostgreSQL sends them at
+ * commit, and drops them on rollback.
  */
 export function notifySignalQuery(name: string, ids: number[], tag: string): RawBuilder<unknown> {
   return sql`

@@ -135,7 +135,7 @@ export async function wakeDelivery(deps: Pick<Deps, 'db' | 'signals' | 'engine'>
 
 /** The notification channel of a schema: processes on different schemas of one database do not hear each other. */
 export function eventsChannel(schema: string): string {
-  return `doorloom_events_${schema}`.slice(0, 63);
+  return signalChannel('events', schema);
 }
 
 /** Decodes a notification payload (`<id>:<process tag>`); null for the process's own (`signals`) or a malformed one. */

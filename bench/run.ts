@@ -11,6 +11,9 @@
  *                          node --cpu-prof; print the top self-time functions of each measured
  *                          window and write bench/profile.json (the figures of such a run are
  *                          marked "profiled": the profiler costs a little)
+ *   BENCH_KEEP_PROFILE=1   with BENCH_PROFILE, keep the raw .cpuprofile files (their directory,
+ *                          doorloom-bench-prof-* under the system's temporary directory, is
+ *                          otherwise removed at the end)
  *   BENCH_DEADLINE=570     seconds after which the run gives up (cleaning up)
  *   BENCH_DATABASE_URL     PostgreSQL to create the throwaway databases in
  *                          (default postgres://root@127.0.0.1:5432/test)

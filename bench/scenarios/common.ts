@@ -23,7 +23,7 @@ export interface ProfileSession {
 export function profiledService(name: string): { options: ServiceOptions; session: ProfileSession | null } {
   if (!PROFILING) return { options: {}, session: null };
   const dir = mkdtempSync(path.join(os.tmpdir(), `doorloom-bench-prof-${name}-`));
-  onCleanup(() => rm(dir, { recursive: true, force: true }));
+  if (!process.env.BENCH_KEEP_PROFILE) onCleanup(() => rm(dir, { recursive: true, force: true }));
   return { options: { execArgv: ['--cpu-prof', `--cpu-prof-dir=${dir}`] }, session: { name, dir, windows: [] } };
 }
 

@@ -2,13 +2,13 @@
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, refuseUnbookable, reserveStay, stayCalendarQuery, stayFromRow, type PropertyStatus, type StayAvailability } from '../calendar/calendar.holds.js';
+import { isHoldConflict, refuseUnbookable, reserveStay, stayFromRow, stayWindow, type PropertyStatus, type StayAvailability } from '../calendar/calendar.holds.js';
 import { pipeline } from '../../db/pipeline.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
-import { bookingInsert, coveredPropertyId, createContextOf, createContextQuery, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { bookingInsert, createContextOf, createContextStatement, createStayStatement, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -147,8 +147,8 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
       // calendar statement starts once the lock is held, so it sees the holds of whoever held it.
       const stayOptions = { channel: stay.channel, integrationId };
       const [contextRow, calendarRow] = await pipeline(trx, [
-        createContextQuery(integrationId, input.external_booking_id, input.property),
-        stayCalendarQuery(trx, coveredPropertyId(integrationId, input.property), stay.checkIn, stay.checkOut, stayOptions),
+        createContextStatement(integrationId, input.external_booking_id, input.property),
+        createStayStatement(integrationId, input.property, stayWindow(stay.checkIn, stay.checkOut)),
       ]).then((results) => results.map((r) => r.rows[0]));
       const context = createContextOf(contextRow);
       if (context.existingId !== null) {

@@ -2,6 +2,9 @@ import { sql, type ExpressionBuilder, type Insertable, type Kysely, type RawBuil
 import type { DB } from '../../db/schema.js';
 import type { BookingStatus, BookingsTable } from './bookings.tables.js';
 import { coveringTargetsJson, type AppendTarget } from '../events/events.log.js';
+import { statementTemplate } from '../../db/statement-template.js';
+import { stayCalendarQuery } from '../calendar/calendar.holds.js';
+import type { DateWindow } from '../../lib/time.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -139,6 +142,47 @@ export function createContextQuery(integrationId: number, externalBookingId: str
       'targets', ${coveringTargetsJson(sql`(select id from prop)`)}
     )::text as doc
   `;
+}
+
+/** How a create names its property: which of the two ids it gives shapes its statements. */
+type RefShape = 'id' | 'external' | 'both';
+interface RefValues {
+  integrationId: number;
+  externalId: string | undefined;
+  doorloomId: number | undefined;
+}
+const refShape = (ref: { external_id?: string; doorloom_id?: number }): RefShape =>
+  ref.doorloom_id === undefined ? 'external' : ref.external_id === undefined ? 'id' : 'both';
+const refOf = (shape: RefShape, v: RefValues) => ({
+  ...(shape !== 'id' ? { external_id: v.externalId } : {}),
+  ...(shape !== 'external' ? { doorloom_id: v.doorloomId } : {}),
+});
+const refValues = (integrationId: number, ref: { external_id?: string; doorloom_id?: number }): RefValues => ({
+  integrationId,
+  externalId: ref.external_id,
+  doorloomId: ref.doorloom_id,
+});
+
+/**
+ * A create's first two statements (sent together, see bookings.create.ts), each built once per
+ * shape of the reference (db/statement-template.ts): createContextQuery, and the stay's calendar
+ * read (calendar.holds' stayCalendarQuery) of the property the reference names. Measured: see
+ * docs/performance.md, thirteenth round.
+ */
+const contextStatement = statementTemplate((v: RefValues & { externalBookingId: string }, shape: RefShape) =>
+  createContextQuery(v.integrationId, v.externalBookingId, refOf(shape, v)),
+);
+const stayStatement = statementTemplate((v: RefValues & { from: string; to: string }, shape: RefShape, db) =>
+  stayCalendarQuery(db, coveredPropertyId(v.integrationId, refOf(shape, v)), { from: v.from, to: v.to }, { integrationId: v.integrationId }),
+);
+
+export function createContextStatement(integrationId: number, externalBookingId: string, ref: { external_id?: string; doorloom_id?: number }) {
+  return contextStatement<{ doc: string }>(refShape(ref), { ...refValues(integrationId, ref), externalBookingId });
+}
+
+/** The stay's calendar (`nights`, with the integration's aliases) of the covered property the create names. */
+export function createStayStatement(integrationId: number, ref: { external_id?: string; doorloom_id?: number }, nights: DateWindow) {
+  return stayStatement<{ doc: string }>(refShape(ref), { ...refValues(integrationId, ref), from: nights.from, to: nights.to });
 }
 
 /** The context of createContextQuery's row. */

@@ -1,4 +1,4 @@
-import { sql, type Compilable, type OperationNodeSource, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type OperationNodeSource, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
@@ -77,17 +77,17 @@ export async function availabilityForStay(
 }
 
 /** The nights of a stay: check_in to the night before check_out. */
-const stayWindow = (checkIn: string, checkOut: string): DateWindow => ({ from: checkIn, to: addDays(checkOut, -1) });
+export const stayWindow = (checkIn: string, checkOut: string): DateWindow => ({ from: checkIn, to: addDays(checkOut, -1) });
 
 /**
  * availabilityForStay's read as one statement, for a caller that sends it with others in one
- * round trip: `propertyId` is an SQL query of the property's id. Its row goes to stayFromRow.
+ * round trip: `propertyId` is an SQL query of the property's id, `nights` the stay's (stayWindow).
+ * Its row goes to stayFromRow.
  */
-export function stayCalendarQuery(trx: Transaction<DB>, propertyId: RawBuilder<number>, checkIn: string, checkOut: string, options: StayOptions) {
-  return calendarQuery(trx, propertyId, stayWindow(checkIn, checkOut), new Set(['availability']), options.integrationId ?? null, {
-    excludeBookingId: options.excludeBookingId,
-  });
+export function stayCalendarQuery(db: Kysely<DB>, propertyId: RawBuilder<number>, nights: DateWindow, options: Omit<StayOptions, 'channel'>) {
+  return calendarQuery(db, propertyId, nights, AVAILABILITY, options.integrationId ?? null, { excludeBookingId: options.excludeBookingId });
 }
+const AVAILABILITY: ReadonlySet<'availability'> = new Set(['availability']);
 
 /** availabilityForStay of stayCalendarQuery's row, for property `propertyId`. */
 export function stayFromRow(propertyId: number, row: unknown, checkIn: string, checkOut: string, options: StayOptions): StayAvailability {

@@ -3,11 +3,12 @@ import type { Deps } from '../../deps.js';
 import { successJson } from '../../http/envelope.js';
 import { FieldErrorCollector, notFound } from '../../http/errors.js';
 import { addDays, DATE_MESSAGE, daysBetween, isValidDate, kolkataDate, type DateWindow } from '../../lib/time.js';
+import { statementTemplate } from '../../db/statement-template.js';
 import { lastSequenceQuery } from '../events/events.sql.js';
-import { coveredPropertyQuery, requireCoveredProperty } from '../properties/properties.resolve.js';
+import { coveredPropertyBy, propertyRefId, requireCoveredProperty } from '../properties/properties.resolve.js';
 import { buildPayload, calendarSettings, type CalendarKind } from './calendar.payloads.js';
 import { localTouchMark, localTouchSince, SnapshotCache, touchedLocallySince } from './calendar.snapshot-cache.js';
-import { loadSnapshotData, loadSnapshotHead, type SnapshotHead } from './calendar.sql.js';
+import { knownHoldsOf, snapshotDataOf, snapshotDataQuery, snapshotHeadOf, snapshotHeadQuery, type KnownHolds, type SnapshotHead, type UnitHolds } from './calendar.sql.js';
 
 export const SNAPSHOT_MAX_NIGHTS = 92;
 export const SNAPSHOT_HORIZON_DAYS = 730;
@@ -93,21 +94,20 @@ export async function readSnapshot(
     window,
     dataJson,
   });
-  const property = coveredPropertyQuery(deps.db, integrationId, propertyRef);
-  const lastSequence = lastSequenceQuery(deps.db, integrationId);
+  const ask: SnapshotAsk = { integrationId, ref: propertyRef, refId: propertyRefId(propertyRef) };
   const cache = kind === 'availability' ? deps.state.snapshots : null;
   const key = SnapshotCache.key(integrationId, propertyRef, window.from, window.to);
   // This process is rebuilding the window after its own write (calendar.snapshot-refresh.ts): the
   // version is checked while the rebuild runs, and the rebuilt entry served if it is still current.
   const rebuilding = options.refresh ? undefined : cache?.rebuilding(key);
-  const [checked] = rebuilding ? await Promise.all([loadSnapshotHead(deps.db, property, lastSequence), rebuilding.done]) : [undefined];
+  const [checked] = rebuilding ? await Promise.all([loadSnapshotHead(deps, ask), rebuilding.done]) : [undefined];
   const cached = cache?.get(key);
   let knownHolds = null;
   const mark = localTouchMark();
   // Written by this process since it was kept: the version moved, no need to ask (hint only).
   if (cached && !rebuilding && touchedLocallySince(cached)) knownHolds = cached.holds;
   else if (cached) {
-    const head = checked ?? (await loadSnapshotHead(deps.db, property, lastSequence));
+    const head = checked ?? (await loadSnapshotHead(deps, ask));
     if (!head) throw notFound('No such property.');
     if (head.property.id === cached.propertyId && head.version === cached.version) {
       if (!options.refresh) {
@@ -120,7 +120,7 @@ export async function readSnapshot(
     if (head.property.id === cached.propertyId) knownHolds = cached.holds;
   }
   // One statement, so one database snapshot: the watermark and the calendar agree.
-  const read = await loadSnapshotData(deps.db, property, lastSequence, window, kind, integrationId, knownHolds);
+  const read = await loadSnapshotData(deps, ask, window, kind, knownHolds);
   if (!read) throw notFound('No such property.');
   const dataJson = JSON.stringify(buildPayload(kind, read.data, window, calendarSettings(deps.config)));
   if (kind === 'availability') deps.metrics?.availabilitySnapshot(options.refresh ? 'rebuilt_after_write' : 'built');
@@ -136,6 +136,50 @@ export async function readSnapshot(
     });
   } else cache?.delete(key);
   return snapshot(read, dataJson);
+}
+
+/** What a snapshot's statements are asked for; whether the segment can be a service id shapes them. */
+export interface SnapshotAsk {
+  integrationId: number;
+  ref: string;
+  refId: number | null;
+}
+type RefShape = 'id' | 'ref';
+
+/**
+ * The snapshot statements, built once per shape (db/statement-template.ts). Measured in-process on
+ * the bench property (92 nights, 50 units): see docs/performance.md, thirteenth round.
+ */
+const headStatement = statementTemplate((v: SnapshotAsk, shape: RefShape, db) =>
+  snapshotHeadQuery(coveredPropertyBy(db, v.integrationId, v.ref, shape === 'id' ? v.refId : null), lastSequenceQuery(db, v.integrationId)),
+);
+const dataStatement = statementTemplate(
+  (v: SnapshotAsk & { from: string; to: string; knownIds: number[]; knownVersions: string[] }, shape: `${RefShape} ${CalendarKind}`, db) => {
+    const [ref, kind] = shape.split(' ') as [RefShape, CalendarKind];
+    const property = coveredPropertyBy(db, v.integrationId, v.ref, ref === 'id' ? v.refId : null);
+    return snapshotDataQuery(db, property, lastSequenceQuery(db, v.integrationId), { from: v.from, to: v.to }, kind, v.integrationId, { ids: v.knownIds, versions: v.knownVersions });
+  },
+);
+
+/** The snapshot's head statement (snapshotHeadQuery) for `ask`; exported for its test. */
+export function snapshotHeadStatement(ask: SnapshotAsk) {
+  return headStatement<Parameters<typeof snapshotHeadOf>[0]>(ask.refId === null ? 'ref' : 'id', ask);
+}
+
+/** The snapshot's data statement (snapshotDataQuery) for `ask`; exported for its test. */
+export function snapshotDataStatement(ask: SnapshotAsk, window: DateWindow, kind: CalendarKind, known: KnownHolds) {
+  const values = { ...ask, from: window.from, to: window.to, knownIds: known.ids, knownVersions: known.versions };
+  return dataStatement<{ doc: string | null }>(`${ask.refId === null ? 'ref' : 'id'} ${kind}`, values);
+}
+
+async function loadSnapshotHead(deps: Deps, ask: SnapshotAsk): Promise<SnapshotHead | null> {
+  const { rows } = await snapshotHeadStatement(ask).execute(deps.db);
+  return snapshotHeadOf(rows[0]);
+}
+
+async function loadSnapshotData(deps: Deps, ask: SnapshotAsk, window: DateWindow, kind: CalendarKind, knownHolds: UnitHolds | null) {
+  const { rows } = await snapshotDataStatement(ask, window, kind, knownHoldsOf(knownHolds)).execute(deps.db);
+  return snapshotDataOf(rows[0], window, kind, knownHolds);
 }
 
 /** A snapshot's response body: the success envelope around it. */

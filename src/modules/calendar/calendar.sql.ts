@@ -118,23 +118,26 @@ export function calendarFromRow(propertyId: number, row: unknown, span: DateWind
  * A snapshot's reads in one statement, so in one database snapshot without a transaction around
  * them: the property named by `property` (a query of its id and the integration's external_id,
  * or none), the integration's last sequence (the snapshot's watermark) and the calendar of
- * `span`. Null when the property query finds nothing. Five round trips (begin, property,
- * sequence, calendar, commit) became one: the 92-night, 50-unit availability snapshot went from
- * a p50 of 9.8–10.4 ms to 5.3–6.0 ms on PostgreSQL, and PostgreSQL's CPU per read from 4.4 to
- * 2.0–2.15 ms (docs/performance.md, second round).
+ * `span`. Its row goes to snapshotDataOf (null when the property query finds nothing). Five round
+ * trips (begin, property, sequence, calendar, commit) became one: the 92-night, 50-unit
+ * availability snapshot went from a p50 of 9.8–10.4 ms to 5.3–6.0 ms on PostgreSQL, and
+ * PostgreSQL's CPU per read from 4.4 to 2.0–2.15 ms (docs/performance.md, second round).
+ *
+ * Availability reads the holds as versioned per unit: `known` gives the units and hold versions
+ * whose nights the caller already has (knownHoldsOf), which are not read again.
  */
-export async function loadSnapshotData(
+export function snapshotDataQuery(
   db: Q,
   property: Compilable<{ id: number; external_id: string | null }>,
   lastSequence: Compilable<{ last_sequence: number | string }>,
   span: DateWindow,
   kind: CalendarKind,
   integrationId: number,
-  knownHolds: UnitHolds | null = null,
-): Promise<(SnapshotHead & { data: CalendarData; holds: UnitHolds | null }) | null> {
+  known: KnownHolds | null,
+): RawBuilder<{ doc: string | null }> {
   const versioned = kind === 'availability';
-  const parts = calendarParts(db, sql`(select id from prop)`, span, new Set([kind]), integrationId, versioned ? { knownHolds: knownHolds ?? new Map() } : {});
-  const { rows } = await sql<{ doc: string | null }>`
+  const parts = calendarParts(db, sql`(select id from prop)`, span, new Set([kind]), integrationId, versioned ? { known: known ?? { ids: [], versions: [] } } : {});
+  return sql<{ doc: string | null }>`
     with prop as (${property})
     select case when exists (select 1 from prop) then json_build_object(
       'property', (select row_to_json(prop) from prop),
@@ -142,15 +145,40 @@ export async function loadSnapshotData(
       'version', (select version::text from calendar_versions where property_id = (select id from prop)),
       'calendar', ${jsonObject(parts)}
     )::text end as doc
-  `.execute(db);
-  if (rows[0]?.doc == null) return null;
-  const doc = JSON.parse(rows[0].doc) as {
+  `;
+}
+
+/** The units and hold versions whose nights a rebuild already has, as snapshotDataQuery takes them. */
+export interface KnownHolds {
+  ids: number[];
+  versions: string[];
+}
+
+export function knownHoldsOf(holds: UnitHolds | null): KnownHolds {
+  const known: KnownHolds = { ids: [], versions: [] };
+  for (const [unitId, { version }] of holds ?? []) {
+    if (version === null) continue;
+    known.ids.push(unitId);
+    known.versions.push(version);
+  }
+  return known;
+}
+
+/** snapshotDataQuery's row: the head, the calendar, and (availability) the holds per unit. */
+export function snapshotDataOf(
+  row: { doc: string | null } | undefined,
+  span: DateWindow,
+  kind: CalendarKind,
+  knownHolds: UnitHolds | null,
+): (SnapshotHead & { data: CalendarData; holds: UnitHolds | null }) | null {
+  if (row?.doc == null) return null;
+  const doc = JSON.parse(row.doc) as {
     property: SnapshotHead['property'];
     last_sequence: number | string;
     version: string | null;
     calendar: Omit<CalendarDoc, 'holds'> & { holds?: VersionedHolds };
   };
-  const holds = versioned ? mergeHolds(doc.calendar.holds ?? [], knownHolds) : null;
+  const holds = kind === 'availability' ? mergeHolds(doc.calendar.holds ?? [], knownHolds) : null;
   const calendar: CalendarDoc = { ...doc.calendar, holds: holds ? heldUnits(holds) : undefined };
   return {
     property: doc.property,
@@ -202,21 +230,30 @@ export interface SnapshotHead {
 }
 
 /**
- * loadSnapshotData without the calendar, in one statement: enough to serve a snapshot built at a
- * version that still stands. Null when the property query finds nothing.
+ * snapshotDataQuery without the calendar, in one statement: enough to serve a snapshot built at a
+ * version that still stands. Its row goes to snapshotHeadOf (null when the property query finds
+ * nothing).
  */
-export async function loadSnapshotHead(
-  db: Q,
+export function snapshotHeadQuery(
   property: Compilable<{ id: number; external_id: string | null }>,
   lastSequence: Compilable<{ last_sequence: number | string }>,
-): Promise<SnapshotHead | null> {
-  const { rows } = await sql<{ id: number; external_id: string | null; last_sequence: number | string; version: string | null }>`
+): RawBuilder<SnapshotHeadRow> {
+  return sql<SnapshotHeadRow>`
     with prop as (${property})
     select prop.id, prop.external_id, (${lastSequence}) as last_sequence,
       (select version::text from calendar_versions where property_id = prop.id) as version
     from prop
-  `.execute(db);
-  const row = rows[0];
+  `;
+}
+
+interface SnapshotHeadRow {
+  id: number;
+  external_id: string | null;
+  last_sequence: number | string;
+  version: string | null;
+}
+
+export function snapshotHeadOf(row: SnapshotHeadRow | undefined): SnapshotHead | null {
   if (!row) return null;
   return { property: { id: row.id, external_id: row.external_id }, lastSequence: Number(row.last_sequence), version: row.version };
 }
@@ -260,7 +297,7 @@ function calendarParts(
   span: DateWindow,
   kinds: ReadonlySet<CalendarKind>,
   integrationId: number | null,
-  options: { excludeBookingId?: number | null; knownHolds?: UnitHolds },
+  options: { excludeBookingId?: number | null; known?: KnownHolds },
 ): Record<string, RawBuilder<unknown>> {
   const parts: Record<string, RawBuilder<unknown>> = {
     nights: jsonRows(
@@ -314,8 +351,8 @@ function calendarParts(
     // The whole statement went from 1.58 to 1.31 ms (unnamed, planning included), and the first
     // read after a change from 2.3–2.4 to 2.1–2.2 ms (p50, PostgreSQL) and 4.0–4.2 to 3.8 (PGlite).
     const exclude = options.excludeBookingId ?? null;
-    parts.holds = options.knownHolds
-      ? versionedHolds(propertyId, span, options.knownHolds)
+    parts.holds = options.known
+      ? versionedHolds(propertyId, span, options.known)
       : sql`(select coalesce(json_agg(json_build_array(u.id, held.nights)), '[]'::json)
       from units u cross join lateral (
         select array_agg(h.night - ${span.from}::date) as nights from unit_nights h
@@ -333,14 +370,7 @@ function calendarParts(
  * key lookup instead of a range scan of its holds (a row per night held): after a host edit of a
  * 50-unit property none is read again, after a booking only its units.
  */
-function versionedHolds(propertyId: RawBuilder<number>, span: DateWindow, known: UnitHolds): RawBuilder<unknown> {
-  const ids: number[] = [];
-  const versions: string[] = [];
-  for (const [unitId, { version }] of known) {
-    if (version === null) continue;
-    ids.push(unitId);
-    versions.push(version);
-  }
+function versionedHolds(propertyId: RawBuilder<number>, span: DateWindow, known: KnownHolds): RawBuilder<unknown> {
   return sql`(select coalesce(json_agg(case when k.version = hv.version
         then json_build_array(u.id, hv.version::text)
         else json_build_array(u.id, hv.version::text, (
@@ -348,7 +378,7 @@ function versionedHolds(propertyId: RawBuilder<number>, span: DateWindow, known:
           where h.unit_id = u.id and h.night >= ${span.from}::date and h.night <= ${span.to}::date)) end), '[]'::json)
     from units u
       left join unit_hold_versions hv on hv.unit_id = u.id
-      left join unnest(${ids}::int[], ${versions}::bigint[]) as k(unit_id, version) on k.unit_id = u.id
+      left join unnest(${known.ids}::int[], ${known.versions}::bigint[]) as k(unit_id, version) on k.unit_id = u.id
     where u.property_id = ${propertyId} and u.is_active)`;
 }
 

@@ -1,3 +1,4 @@
+import { statementTemplate } from '../../db/statement-template.js';
 import { sql, type Kysely, type QueryResult, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
@@ -82,17 +83,40 @@ export interface EventRow {
  */
 export async function insertEvents(
   trx: Transaction<DB>,
-  target: { integrationId: number; origin: 'partner' | 'doorloom'; propertyId: number | null; createdAt: Date },
+  target: EventsTarget,
   rows: EventRow[],
 ): Promise<number> {
   return writtenEvents(await insertEventsQuery(target, rows).execute(trx));
 }
 
-/** insertEvents' statement, for a caller that sends it with others (its result goes to writtenEvents). */
-export function insertEventsQuery(
-  target: { integrationId: number; origin: 'partner' | 'doorloom'; propertyId: number | null; createdAt: Date },
-  rows: EventRow[],
-): RawBuilder<{ n: number }> {
+/**
+ * insertEvents' statement, for a caller that sends it with others (its result goes to
+ * writtenEvents). Up to TEMPLATED_ROWS rows it is built once per number of rows
+ * (db/statement-template.ts): a create writes two or three events per integration.
+ */
+export function insertEventsQuery(target: EventsTarget, rows: EventRow[]): RawBuilder<{ n: number }> {
+  if (rows.length > TEMPLATED_ROWS) return eventsInsert(target, rows);
+  // The values as a list: an object with a key per row and field took longer to make than the
+  // statement it saved (20 µs against 7 for three rows).
+  const values: unknown[] = [target.integrationId, target.origin, target.propertyId, target.createdAt];
+  for (const r of rows) values.push(r.id, r.type, r.from, r.to, r.head, r.tail, r.status);
+  return eventsStatement(String(rows.length), values);
+}
+
+type EventsTarget = { integrationId: number; origin: 'partner' | 'doorloom'; propertyId: number | null; createdAt: Date };
+const TEMPLATED_ROWS = 16;
+const eventsStatement = statementTemplate((v: unknown[], rowCount: string) =>
+  eventsInsert(
+    { integrationId: v[0], origin: v[1], propertyId: v[2], createdAt: v[3] } as EventsTarget,
+    Array.from({ length: Number(rowCount) }, (_, i) => {
+      const at = 4 + 7 * i;
+      return { id: v[at], type: v[at + 1], from: v[at + 2], to: v[at + 3], head: v[at + 4], tail: v[at + 5], status: v[at + 6] } as EventRow;
+    }),
+  ),
+);
+
+/** insertEventsQuery built afresh (also what it keeps built per number of rows; exported for its test). */
+export function eventsInsert(target: EventsTarget, rows: EventRow[]): RawBuilder<{ n: number }> {
   const values = sql.join(rows.map((r, n) => sql`(${sql.lit(n + 1)}::int, ${r.id}::text, ${r.type}::text, ${r.from}::date, ${r.to}::date, ${r.head}::text, ${r.tail}::text, ${r.status}::text)`));
   return sql<{ n: number }>`
     with allocated as (

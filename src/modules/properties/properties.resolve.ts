@@ -30,7 +30,19 @@ export async function findCoveredProperty(db: Q, integrationId: number, ref: str
  * inside a statement of its own.
  */
 export function coveredPropertyQuery(db: Q, integrationId: number, ref: string) {
-  const id = /^[1-9][0-9]{0,9}$/.test(ref) && Number(ref) <= 2147483647 ? Number(ref) : null;
+  return coveredPropertyBy(db, integrationId, ref, propertyRefId(ref));
+}
+
+/** The service id a `{property}` segment may be (digits within int range), or null. */
+export function propertyRefId(ref: string): number | null {
+  return /^[1-9][0-9]{0,9}$/.test(ref) && Number(ref) <= 2147483647 ? Number(ref) : null;
+}
+
+/**
+ * coveredPropertyQuery with the segment's service id given (propertyRefId): whether it is null
+ * is what shapes the statement, for a caller that keeps it built (db/statement-template.ts).
+ */
+export function coveredPropertyBy(db: Q, integrationId: number, ref: string, id: number | null) {
   return db
     .selectFrom('coverage as c')
     .innerJoin('properties as p', 'p.id', 'c.property_id')

@@ -10,8 +10,9 @@ import type { DB } from './schema.js';
  *
  * `build` gets placeholders in place of the values and must not branch on them, nor compute with
  * them (a placeholder refuses to become a string or a number): everything that changes the
- * statement's text goes into the shape, a string that names one cached statement. Values are sent as
- * parameters as they are given: a null is NULL (`x = NULL` matches nothing).
+ * statement's text goes into the shape, a string that names one kept statement. Values are sent
+ * as parameters as they are given: a null is NULL (`x = NULL` matches nothing), a list is one
+ * parameter (an array), not a list of them.
  */
 export function statementTemplate<P extends object, S extends string>(
   build: (values: P, shape: S, db: Kysely<DB>) => Buildable,
@@ -28,8 +29,8 @@ export function statementTemplate<P extends object, S extends string>(
   };
 }
 
-/** PostgreSQL's compiler without a connection: both engines speak PostgreSQL. */
-const compiler = new Kysely<DB>({
+/** PostgreSQL's compiler without a connection (both engines speak PostgreSQL); tests compile with it too. */
+export const compiler = new Kysely<DB>({
   dialect: {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new DummyDriver(),

@@ -1,7 +1,7 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/schema.js';
-import { statementTemplate } from '../../src/db/statement-template.js';
+import { compiler, statementTemplate } from '../../src/db/statement-template.js';
 import { coveredPropertyId, createContextQuery, createContextStatement, createStayStatement } from '../../src/modules/bookings/bookings.sql.js';
 import { stayCalendarQuery } from '../../src/modules/calendar/calendar.holds.js';
 import { snapshotDataStatement, snapshotHeadStatement } from '../../src/modules/calendar/calendar.snapshots.js';
@@ -9,15 +9,8 @@ import { snapshotDataQuery, snapshotHeadQuery } from '../../src/modules/calendar
 import { eventsInsert, insertEventsQuery, lastSequenceQuery } from '../../src/modules/events/events.sql.js';
 import { coveredPropertyQuery } from '../../src/modules/properties/properties.resolve.js';
 
-// Compiles without a database, as the service's own compiler does.
-const db = new Kysely<DB>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new PostgresIntrospector(k),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
+// Compiles without a database, as the service's own templates do.
+const db = compiler;
 
 const compiled = (q: { compile(p: Kysely<DB>): { sql: string; parameters: readonly unknown[] } }) => {
   const { sql: text, parameters } = q.compile(db);

@@ -89,19 +89,16 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // NUL in a path or query parameter: before any route's own hooks (an Idempotency-Key is not claimed).
   app.addHook('preValidation', refuseNulInUrl);
 
-  // A callback hook, not an async one: no promise per request.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-
   // Shutting down: an answer sent from now on closes its connection, so keep-alive clients do not
   // hold the server open (requests already in flight still get their answer).
   let draining = false;
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // Every answer names its request (set here rather than in an onRequest hook of its own: one
+  // hook less on every request, and onSend runs for every answer, errors included).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
     if (draining) reply.header('connection', 'close');
     done(null, payload);
   });

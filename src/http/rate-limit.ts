@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { AppError } from './errors.js';
 import type { CounterStore } from './rate-limit.store.js';
+import type { IntegrationAuthHook } from './auth.js';
 
 export { createCounterStore, type CounterStore } from './rate-limit.store.js';
 
@@ -193,7 +194,7 @@ export interface RateLimiter {
    * source address always, and once authenticated against its integration's overall and endpoint
    * tiers too.
    */
-  guard(authenticate: AuthHook): AuthHook;
+  guard(authenticate: IntegrationAuthHook): IntegrationAuthHook | AuthHook;
   /** Registered routes under the prefix (`METHOD /pattern`) and their endpoint tier (null: overall only). */
   readonly routes: ReadonlyMap<string, Tier | null>;
   /**
@@ -272,13 +273,15 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
     countUnrouted,
     guard(authenticate) {
       if (!deps.config.rateLimits) return authenticate;
-      return async function rateLimitedAuthentication(request, reply) {
+      const authenticated = (request: FastifyRequest, reply: FastifyReply) =>
+        new Promise<void>((resolve, reject) => authenticate(request, reply, (error) => (error ? reject(error) : resolve())));
+      return async function rateLimitedAuthentication(request: FastifyRequest, reply: FastifyReply) {
         const { window, resetSeconds } = clockWindow();
         const ipBucket = `ip:${addressBucket(request.ip)}`;
         refuseKnownOverLimit(reply, window, resetSeconds, ipBucket);
 
         try {
-          await authenticate(request, reply);
+          await authenticated(request, reply);
         } catch (error) {
           // Unauthenticated requests count per address too; over the limit, 429 wins over 401/403.
           await countAddressOnly(reply, window, resetSeconds, ipBucket);

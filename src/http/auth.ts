@@ -78,18 +78,21 @@ export async function forgetIntegration(deps: Deps, integrationId: number): Prom
 
 /** The integration of a key verified within CACHE_MS, without waiting: undefined when not cached. */
 function cachedIntegration(deps: Deps, token: string): KeyRow | undefined {
-  if (!token.startsWith('dlk_')) return undefined;
-  const hit = deps.state.authCache.keys.get(sha256Hex(token));
+  return token.startsWith('dlk_') ? cachedByHash(deps, sha256Hex(token)) : undefined;
+}
+
+function cachedByHash(deps: Deps, hash: string): KeyRow | undefined {
+  const hit = deps.state.authCache.keys.get(hash);
   return hit && hit.until > deps.clock.nowMs() ? hit.row : undefined;
 }
 
 async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow | undefined> {
   if (!token.startsWith('dlk_')) return undefined;
   const hash = sha256Hex(token);
+  const cached = cachedByHash(deps, hash);
+  if (cached) return cached;
   const cache = deps.state.authCache.keys;
   const now = deps.clock.nowMs();
-  const hit = cache.get(hash);
-  if (hit && hit.until > now) return hit.row;
   const row = await deps.db
     .selectFrom('integrations')
     .select(['id', 'brand_id', 'slug', 'status', 'api_key_hash'])

@@ -145,6 +145,7 @@ export interface SnapshotAsk {
   refId: number | null;
 }
 type RefShape = 'id' | 'ref';
+const refShapeOf = (ask: SnapshotAsk): RefShape => (ask.refId === null ? 'ref' : 'id');
 
 /**
  * The snapshot statements, built once per shape (db/statement-template.ts). Measured in-process on
@@ -163,13 +164,13 @@ const dataStatement = statementTemplate(
 
 /** The snapshot's head statement (snapshotHeadQuery) for `ask`; exported for its test. */
 export function snapshotHeadStatement(ask: SnapshotAsk) {
-  return headStatement<Parameters<typeof snapshotHeadOf>[0]>(ask.refId === null ? 'ref' : 'id', ask);
+  return headStatement<Parameters<typeof snapshotHeadOf>[0]>(refShapeOf(ask), ask);
 }
 
 /** The snapshot's data statement (snapshotDataQuery) for `ask`; exported for its test. */
 export function snapshotDataStatement(ask: SnapshotAsk, window: DateWindow, kind: CalendarKind, known: KnownHolds) {
   const values = { ...ask, from: window.from, to: window.to, knownIds: known.ids, knownVersions: known.versions };
-  return dataStatement<{ doc: string | null }>(`${ask.refId === null ? 'ref' : 'id'} ${kind}`, values);
+  return dataStatement<{ doc: string | null }>(`${refShapeOf(ask)} ${kind}`, values);
 }
 
 async function loadSnapshotHead(deps: Deps, ask: SnapshotAsk): Promise<SnapshotHead | null> {

@@ -133,10 +133,9 @@ export function snapshotDataQuery(
   span: DateWindow,
   kind: CalendarKind,
   integrationId: number,
-  known: KnownHolds | null,
+  known: KnownHolds,
 ): RawBuilder<{ doc: string | null }> {
-  const versioned = kind === 'availability';
-  const parts = calendarParts(db, sql`(select id from prop)`, span, new Set([kind]), integrationId, versioned ? { known: known ?? { ids: [], versions: [] } } : {});
+  const parts = calendarParts(db, sql`(select id from prop)`, span, new Set([kind]), integrationId, kind === 'availability' ? { known } : {});
   return sql<{ doc: string | null }>`
     with prop as (${property})
     select case when exists (select 1 from prop) then json_build_object(

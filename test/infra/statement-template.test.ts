@@ -58,11 +58,11 @@ describe('statementTemplate', () => {
 describe('the booking create statements built once per shape', () => {
   const refs = [{ external_id: 'P-1' }, { doorloom_id: 42 }, { external_id: 'P-2', doorloom_id: 7 }];
   it.each(refs)('equal the statements built afresh, reference %o', (ref) => {
-    for (const [integrationId, bookingRef] of [
-      [3, 'B-1'],
-      [9, 'B-2'],
+    for (const [integrationId, bookingRef, write] of [
+      [3, 'B-1', { wanted: true, total: 1200.5 }],
+      [9, 'B-2', { wanted: false, total: 0 }],
     ] as const) {
-      expect(compiled(createContextStatement(integrationId, bookingRef, ref))).toEqual(compiled(createContextQuery(integrationId, bookingRef, ref)));
+      expect(compiled(createContextStatement(integrationId, bookingRef, ref, write))).toEqual(compiled(createContextQuery(integrationId, bookingRef, ref, write)));
       const nights = { from: '2027-01-0' + integrationId, to: '2027-02-01' };
       expect(compiled(createStayStatement(integrationId, ref, nights))).toEqual(
         compiled(stayCalendarQuery(db, coveredPropertyId(integrationId, ref), nights, { integrationId })),

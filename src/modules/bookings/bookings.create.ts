@@ -2,13 +2,13 @@
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, refuseUnbookable, reserveStay, stayFromRow, stayWindow, type PropertyStatus, type StayAvailability } from '../calendar/calendar.holds.js';
+import { isHoldConflict, refuseUnbookable, reserveStay, reserveStayAtCommit, stayFromRow, stayWindow, type PropertyStatus, type StayAvailability } from '../calendar/calendar.holds.js';
 import { pipeline } from '../../db/pipeline.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
-import { bookingInsert, createContextOf, createContextStatement, createStayStatement, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { bookingInsert, newBookingRow, createContextOf, createContextStatement, createStayStatement, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -73,47 +73,59 @@ async function writeNewBooking(
     ids: ViewIds;
     hostId: boolean;
     targets?: AppendTarget[];
+    /** The id taken and the total converted by the caller's first statement: the row is then known before it is written. */
+    newRow?: { id: number; total: number } | null;
+    /**
+     * With newRow: the booking's write may wait for the commit, as nothing before the commit reads
+     * what it writes. True when the acting integration is the only one the events go to: the events
+     * of any other are built from the calendar read in the transaction, which must show the new holds.
+     */
+    writeAtCommit?: boolean;
   },
 ): Promise<{ row: BookingRow; appended: AppendResult }> {
-  const { actorIntegrationId, propertyId, input } = write;
+  const { actorIntegrationId, propertyId, input, newRow } = write;
   const now = deps.clock.now();
-  const id = write.hostId ? await nextBookingId(trx) : undefined;
-  const { row, stay } = await reserveStay(
-    trx,
-    {
-      propertyId,
-      checkIn: input.checkIn,
-      checkOut: input.checkOut,
-      channel: input.channel,
-      integrationId: actorIntegrationId,
-      units: write.requested.map((r) => r.unitId),
-      lockedStatus: write.lockedStatus,
-      lockedStay: write.lockedStay,
-    },
-    (unitIds) =>
-      bookingInsert(trx, {
-        ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
-        integration_id: actorIntegrationId,
-        property_id: propertyId,
-        status: input.status,
-        check_in: input.checkIn,
-        check_out: input.checkOut,
-        units: JSON.stringify(storedUnits(write.requested, unitIds)),
-        guest_name: input.guest.name,
-        guest_phone_code: input.guest.phone_code ?? null,
-        guest_mobile: input.guest.mobile ?? null,
-        total: input.total,
-        currency: 'INR',
-        notes: input.notes ?? null,
-        source_channel: input.channel,
-        source_reference: input.reference ?? null,
-        reason: input.reason ?? null,
-        refund_note: input.refundNote ?? null,
-        cancelled_at: null,
-        created_at: now,
-        updated_at: now,
-      }),
-  );
+  const id = newRow ? newRow.id : write.hostId ? await nextBookingId(trx) : undefined;
+  const request = {
+    propertyId,
+    checkIn: input.checkIn,
+    checkOut: input.checkOut,
+    channel: input.channel,
+    integrationId: actorIntegrationId,
+    units: write.requested.map((r) => r.unitId),
+    lockedStatus: write.lockedStatus,
+    lockedStay: write.lockedStay,
+  };
+  const values = (unitIds: number[]) => ({
+    ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
+    integration_id: actorIntegrationId,
+    property_id: propertyId,
+    status: input.status,
+    check_in: input.checkIn,
+    check_out: input.checkOut,
+    units: JSON.stringify(storedUnits(write.requested, unitIds)),
+    guest_name: input.guest.name,
+    guest_phone_code: input.guest.phone_code ?? null,
+    guest_mobile: input.guest.mobile ?? null,
+    total: input.total,
+    currency: 'INR',
+    notes: input.notes ?? null,
+    source_channel: input.channel,
+    source_reference: input.reference ?? null,
+    reason: input.reason ?? null,
+    refund_note: input.refundNote ?? null,
+    cancelled_at: null,
+    created_at: now,
+    updated_at: now,
+  });
+  // With the row known, its write goes with the events and the commit: one round trip less per
+  // create, and the calendar lock held for one round trip less (docs/performance.md, fourteenth round).
+  const { row, stay } = newRow && write.writeAtCommit
+    ? await reserveStayAtCommit(trx, request, (unitIds) => ({
+        statement: bookingInsert(trx, values(unitIds)),
+        row: newBookingRow({ ...values(unitIds), id: newRow.id }, newRow.total, storedUnits(write.requested, unitIds)),
+      }))
+    : await reserveStay(trx, request, (unitIds) => bookingInsert(trx, values(unitIds)));
   // The decision's calendar with these holds is the state the events carry, without a second read.
   const appended = await appendBookingEvents(trx, {
     clock: deps.clock,
@@ -138,6 +150,9 @@ async function writeNewBooking(
 export async function createBooking(deps: Deps, integrationId: number, body: CreateBookingInput): Promise<CreateResult> {
   const input = checkPropertyRef(body);
   const stay = stayOf(input, input.external_booking_id, input.source.channel);
+  const today = kolkataDate(deps.clock.now());
+  // No id is taken for a create refused whatever the context says.
+  const newRowAsk = { wanted: input.check_in >= today, total: stay.total };
   let picks = false;
   let propertyId: number | null = null;
   // One transaction from the first read: the context read takes the property's calendar lock.
@@ -147,7 +162,7 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
       // calendar statement starts once the lock is held, so it sees the holds of whoever held it.
       const stayOptions = { channel: stay.channel, integrationId };
       const [contextRow, calendarRow] = await pipeline(trx, [
-        createContextStatement(integrationId, input.external_booking_id, input.property),
+        createContextStatement(integrationId, input.external_booking_id, input.property, newRowAsk),
         createStayStatement(integrationId, input.property, stayWindow(stay.checkIn, stay.checkOut)),
       ]).then((results) => results.map((r) => r.rows[0]));
       const context = createContextOf(contextRow);
@@ -155,7 +170,7 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
         const existing: BookingRow | undefined = await selectVisibleBooking(trx, { integrationId }, { id: context.existingId });
         if (existing !== undefined) return { duplicate: existing };
       }
-      notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
+      notBeforeToday(input.check_in, today);
       const { property, units } = context;
       if (!property) throw propertyNotMapped('No property this integration covers matches the reference.');
       refuseUnbookable(property.status);
@@ -176,6 +191,8 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
         ids,
         hostId: false,
         targets: context.targets,
+        newRow: context.newRow,
+        writeAtCommit: context.targets.every((target) => target.id === integrationId),
       });
       return { ...written, ids };
     });

@@ -67,6 +67,45 @@ export function bookingInsert(trx: Transaction<DB>, values: Insertable<BookingsT
   return trx.insertInto('bookings').values(values).returningAll();
 }
 
+/**
+ * The row a new booking's insert of `values` (with its id) answers, without asking the database:
+ * what `returning *` would give for this table's columns and defaults. Strings as PostgreSQL
+ * stores them (pg sends UTF-8, in which a lone surrogate becomes U+FFFD), and `total` as its
+ * numeric(12, 2) column holds it, converted by the database beforehand (createContextOf's
+ * newRow). The bookings tests compare it with the row read back, column by column.
+ */
+export function newBookingRow(values: Insertable<BookingsTable> & { id: number }, total: number, units: BookingRow['units']): BookingRow {
+  const text = (value: string | null | undefined) => (value == null ? null : storedText(value));
+  return {
+    id: values.id,
+    integration_id: values.integration_id ?? null,
+    external_booking_id: storedText(values.external_booking_id),
+    property_id: values.property_id,
+    status: values.status,
+    revision: 1,
+    check_in: values.check_in,
+    check_out: values.check_out,
+    units,
+    guest_name: storedText(values.guest_name),
+    guest_phone_code: text(values.guest_phone_code),
+    guest_mobile: text(values.guest_mobile),
+    total,
+    currency: values.currency ?? 'INR',
+    notes: text(values.notes),
+    source_channel: storedText(values.source_channel),
+    source_reference: text(values.source_reference),
+    reason: text(values.reason),
+    refund_note: text(values.refund_note),
+    cancelled_at: values.cancelled_at ?? null,
+    created_at: values.created_at,
+    updated_at: values.updated_at,
+  };
+}
+
+const LONE_SURROGATE = /[\ud800-\udfff]/;
+/** A string as a text column gives it back: UTF-8 has no lone surrogates (each becomes U+FFFD). */
+const storedText = (value: string) => (LONE_SURROGATE.test(value) ? Buffer.from(value, 'utf8').toString('utf8') : value);
+
 /** The update of a booking (its revision goes up), returning it. */
 export function bookingUpdate(trx: Q, id: number, set: Updateable<BookingsTable>) {
   return trx
@@ -100,6 +139,15 @@ export interface CreateContext {
   units: PropertyUnit[];
   /** The integrations covering the property, as appendEvents reads them. */
   targets: AppendTarget[];
+  /** The new booking's id and total as the database will hold them (null when no id was taken: see NewRowAsk). */
+  newRow: { id: number; total: number } | null;
+}
+
+/** What a create's context statement is asked for its new row: whether to take an id, and the total to convert. */
+export interface NewRowAsk {
+  /** False when the create is refused whatever the context says (a check_in before today): no id is taken. */
+  wanted: boolean;
+  total: number;
 }
 
 /** The filter of the covered property a create names (both ids given must agree). */
@@ -121,7 +169,7 @@ export function coveredPropertyId(integrationId: number, ref: { external_id?: st
  * property's units with the integration's aliases, and the integrations its events go to. Its
  * row goes to createContextOf.
  */
-export function createContextQuery(integrationId: number, externalBookingId: string, ref: { external_id?: string; doorloom_id?: number }) {
+export function createContextQuery(integrationId: number, externalBookingId: string, ref: { external_id?: string; doorloom_id?: number }, write: NewRowAsk) {
   return sql<{ doc: string }>`
     with prop as (
       select p.id, p.status, c.external_id
@@ -129,10 +177,16 @@ export function createContextQuery(integrationId: number, externalBookingId: str
       where ${coveredFilter(integrationId, ref)}
       limit 1
       for no key update of p
-    )
+    ),
+    existing as (select b.id from bookings b where b.integration_id = ${integrationId} and b.external_booking_id = ${externalBookingId})
     select json_build_object(
-      'existing', (select b.id from bookings b where b.integration_id = ${integrationId} and b.external_booking_id = ${externalBookingId}),
+      'existing', (select id from existing),
       'property', (select row_to_json(prop) from prop),
+      -- the new booking's id, taken only when a booking may follow (an active property, no
+      -- duplicate), and its total as the numeric(12,2) column will hold it (see newBookingRow)
+      'new_id', case when ${write.wanted}::boolean and exists (select 1 from prop where status = 'active') and not exists (select 1 from existing)
+        then nextval(pg_get_serial_sequence('bookings', 'id')) end,
+      'total', ${write.total}::numeric(12, 2),
       'units', (
         select coalesce(json_agg(json_build_object('id', u.id, 'isActive', u.is_active, 'position', u.position, 'alias', a.external_id) order by u.position, u.id), '[]'::json)
         from units u
@@ -169,15 +223,15 @@ const refValues = (integrationId: number, ref: { external_id?: string; doorloom_
  * read (calendar.holds' stayCalendarQuery) of the property the reference names. Measured: see
  * docs/performance.md, thirteenth round.
  */
-const contextStatement = statementTemplate((v: RefValues & { externalBookingId: string }, shape: RefShape) =>
-  createContextQuery(v.integrationId, v.externalBookingId, refOf(shape, v)),
+const contextStatement = statementTemplate((v: RefValues & NewRowAsk & { externalBookingId: string }, shape: RefShape) =>
+  createContextQuery(v.integrationId, v.externalBookingId, refOf(shape, v), v),
 );
 const stayStatement = statementTemplate((v: RefValues & { from: string; to: string }, shape: RefShape, db) =>
   stayCalendarQuery(db, coveredPropertyId(v.integrationId, refOf(shape, v)), { from: v.from, to: v.to }, { integrationId: v.integrationId }),
 );
 
-export function createContextStatement(integrationId: number, externalBookingId: string, ref: { external_id?: string; doorloom_id?: number }) {
-  return contextStatement<{ doc: string }>(refShape(ref), { ...refValues(integrationId, ref), externalBookingId });
+export function createContextStatement(integrationId: number, externalBookingId: string, ref: { external_id?: string; doorloom_id?: number }, write: NewRowAsk) {
+  return contextStatement<{ doc: string }>(refShape(ref), { ...refValues(integrationId, ref), externalBookingId, wanted: write.wanted, total: write.total });
 }
 
 /** The stay's calendar (`nights`, with the integration's aliases) of the covered property the create names. */
@@ -189,6 +243,8 @@ export function createStayStatement(integrationId: number, ref: { external_id?: 
 export function createContextOf(row: unknown): CreateContext {
   const doc = JSON.parse((row as { doc: string }).doc) as {
     existing: number | null;
+    new_id: number | null;
+    total: number;
     property: { id: number; status: PropertyRef['status']; external_id: string | null } | null;
     units: PropertyUnit[];
     targets: AppendTarget[];
@@ -198,6 +254,7 @@ export function createContextOf(row: unknown): CreateContext {
     property: doc.property ? { id: doc.property.id, status: doc.property.status, externalId: doc.property.external_id } : null,
     units: doc.units,
     targets: doc.targets,
+    newRow: doc.new_id === null ? null : { id: doc.new_id, total: doc.total },
   };
 }
 

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
+import { atCommit, type EventTransaction } from '../events/events.unit.js';
 import { calendarFromRow, calendarQuery, loadCalendarData, lockPropertyStatus, touchCalendarQuery, touchUnitHoldsQuery, type CalendarData } from './calendar.sql.js';
 
 export { lockPropertyCalendar, lockPropertyStatus } from './calendar.sql.js';
@@ -233,6 +234,36 @@ export async function reserveStay<R extends { id: number }>(
   request: ReserveRequest,
   write: (unitIds: number[]) => BookingWriter<R>,
 ): Promise<Reservation<R>> {
+  const { unitIds, stay } = await decideStay(trx, request);
+  if (request.bookingId !== undefined) await releaseStay(trx, request.propertyId, request.bookingId);
+  // The row, its holds and the calendar's new version in one statement: a create makes one round
+  // trip for all three.
+  const { rows } = await holdStatement<R>(trx, request, unitIds, write(unitIds)).execute(trx);
+  stay.held(unitIds);
+  return { unitIds, row: rows[0], stay };
+}
+
+/**
+ * reserveStay for a new booking whose row is known before it is written (its id taken in the
+ * transaction's first statement, see bookings.create.ts): the decision is made now, and the row,
+ * its holds and the calendar's new version are left for the commit (events.unit's atCommit), sent
+ * with the events and the commit in one round trip. An error there (a hold the database refuses)
+ * fails the commit, so the caller sees it as it would from reserveStay.
+ */
+export async function reserveStayAtCommit<R extends { id: number }>(
+  trx: EventTransaction,
+  request: ReserveRequest,
+  write: (unitIds: number[]) => { statement: BookingWriter<unknown>; row: R },
+): Promise<Reservation<R>> {
+  const { unitIds, stay } = await decideStay(trx, request);
+  const { statement, row } = write(unitIds);
+  atCommit(trx, holdStatement(trx, request, unitIds, statement, 'id'), () => {}, null);
+  stay.held(unitIds);
+  return { unitIds, row, stay };
+}
+
+/** reserveStay's decision: the lock (unless the caller holds it), the property's status and the units that fit. */
+async function decideStay(trx: Transaction<DB>, request: ReserveRequest): Promise<{ unitIds: number[]; stay: StayAvailability }> {
   const status = request.lockedStatus ?? (await lockPropertyStatus(trx, request.propertyId));
   if (status === null) throw notFound('No such property.');
   refuseUnbookable(status);
@@ -245,23 +276,24 @@ export async function reserveStay<R extends { id: number }>(
     }));
   const unitIds = stay.assign(request.units, request.prefer);
   if (!unitIds) throw unavailable(stay);
-  if (request.bookingId !== undefined) await releaseStay(trx, request.propertyId, request.bookingId);
-  // The row, its holds and the calendar's new version in one statement: a create makes one round
-  // trip for all three.
-  const { rows } = await sql<R>`
-    with b as (${write(unitIds)}),
+  return { unitIds, stay };
+}
+
+/** The statement that writes the booking (`booking`), its holds and the calendar's new version, answering the booking's row (or only its id). */
+function holdStatement<R>(trx: Transaction<DB>, request: ReserveRequest, unitIds: number[], booking: BookingWriter<unknown>, answer: 'row' | 'id' = 'row') {
+  const units = sql.join(unitIds.map((id) => sql`(${id}::int)`));
+  return sql<R>`
+    with b as (${booking}),
     v as (${touchCalendarQuery(trx, request.propertyId)}),
-    hv as (${touchUnitHoldsQuery(sql`select * from (values ${sql.join(unitIds.map((id) => sql`(${id}::int)`))}) as u(unit_id)`)}),
+    hv as (${touchUnitHoldsQuery(sql`select * from (values ${units}) as u(unit_id)`)}),
     h as (
       insert into unit_nights (unit_id, night, booking_id)
       select u.unit_id, d::date, b.id
-      from b, (values ${sql.join(unitIds.map((id) => sql`(${id}::int)`))}) as u(unit_id),
+      from b, (values ${units}) as u(unit_id),
         generate_series(${request.checkIn}::date, ${addDays(request.checkOut, -1)}::date, interval '1 day') as d
     )
-    select * from b
-  `.execute(trx);
-  stay.held(unitIds);
-  return { unitIds, row: rows[0], stay };
+    ${answer === 'row' ? sql`select * from b` : sql`select b.id from b`}
+  `;
 }
 
 /**

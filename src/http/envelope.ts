@@ -10,9 +10,12 @@ export function successJson(message: string, dataJson: string): string {
   return `{"success":true,"message":${JSON.stringify(message)},"data":${dataJson}}`;
 }
 
+/** The Content-Type of every JSON answer (Fastify's own for a serialised object). */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** Sends a body built by successJson; Fastify passes a string with a JSON type through unserialised. */
 export function sendJson(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(body);
+  return reply.code(status).type(JSON_TYPE).send(body);
 }
 
 export function sendData(

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import { StatementBatcher } from '../db/batcher.js';
 import type { DB } from '../db/schema.js';
 import type { IdempotencyKeysTable } from './http.tables.js';
 import type { Deps } from '../deps.js';
 import { randomToken } from '../lib/ids.js';
+import { JSON_TYPE } from './envelope.js';
 import { AppError } from './errors.js';
 
 /**
@@ -182,19 +183,41 @@ export function createIdempotencyStatements(db: Kysely<DB>) {
       return records.map((r) => first.get(recordKey(r)) === r && won.has(recordKey(r)));
     }),
     complete: new StatementBatcher<Completion, void>(async (items) => {
-      const rows = items.map((c) => ({ integration_id: c.integrationId, key: c.key, c })).sort(byRecordKey);
-      const values = sql.join(
-        rows.map(({ c }) => sql`(${c.integrationId}::int, ${c.key}::text, ${c.token}::text, ${c.status}::int, ${c.contentType}::text, ${c.body}::text)`),
-      );
-      await sql`
-        update idempotency_keys k
-        set state = 'completed', response_status = v.status, response_content_type = v.content_type, response_body = v.body
-        from (values ${values}) as v(integration_id, key, token, status, content_type, body)
-        where k.integration_id = v.integration_id and k.key = v.key and k.claim_token = v.token
-      `.execute(db);
+      await completionQuery(items).execute(db);
       return items.map(() => undefined);
     }),
   };
+}
+
+/** Completes the records of `items` (each still held by its claim's token) with their answers. */
+function completionQuery(items: Completion[]): RawBuilder<unknown> {
+  const rows = items.map((c) => ({ integration_id: c.integrationId, key: c.key, c })).sort(byRecordKey);
+  const values = sql.join(
+    rows.map(({ c }) => sql`(${c.integrationId}::int, ${c.key}::text, ${c.token}::text, ${c.status}::int, ${c.contentType}::text, ${c.body}::text)`),
+  );
+  return sql`
+    update idempotency_keys k
+    set state = 'completed', response_status = v.status, response_content_type = v.content_type, response_body = v.body
+    from (values ${values}) as v(integration_id, key, token, status, content_type, body)
+    where k.integration_id = v.integration_id and k.key = v.key and k.claim_token = v.token
+  `;
+}
+
+/** Answers stored by the transaction that made the request's change (completionWithChange). */
+const storedWithChange = new WeakMap<FastifyRequest, { status: number; body: string }>();
+
+/**
+ * The statement that stores `request`'s answer, for the transaction that makes the request's change
+ * to run just before it commits (a booking create sends it with its commit, in the same round trip):
+ * the record is then completed by the same commit as the change, and onSend stores nothing when
+ * the answer it sends is this one. If the transaction fails, onSend stores what is answered instead.
+ * Null when the request holds no claim.
+ */
+export function completionWithChange(request: FastifyRequest, response: { status: number; contentType: string; body: string }): RawBuilder<unknown> | null {
+  const claim = claims.get(request);
+  if (!claim) return null;
+  storedWithChange.set(request, { status: response.status, body: response.body });
+  return completionQuery([{ ...claim, ...response }]);
 }
 
 /** The batched claim and completion statements of one runtime (Deps.state.idempotency). */
@@ -258,12 +281,15 @@ export function idempotent(deps: Deps) {
       const claim = claims.get(request);
       if (!claim) return payload;
       claims.delete(request);
+      const stored = storedWithChange.get(request);
+      // Stored with the change it answers, which has committed (the answer would be another otherwise).
+      if (stored && stored.status === reply.statusCode && stored.body === payload) return payload;
       try {
         if (reply.statusCode >= 500) {
           await releaseIdempotencyKey(deps.db, claim);
         } else {
           const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload ?? '');
-          const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+          const contentType = String(reply.getHeader('content-type') ?? JSON_TYPE);
           await completeIdempotencyKey(deps.state.idempotency, claim, { status: reply.statusCode, contentType, body });
         }
       } catch (error) {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingInsert, newBookingRow } from '../../src/modules/bookings/bookings.sql.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
-import { bookingBody, day, eventsOf, integrationWithVilla, lastSequence, postBooking } from './fixtures.js';
+import { bookingBody, day, eventsOf, integrationWithVilla, lastSequence, newKey, postBooking } from './fixtures.js';
 
 /**
  * A partner's create takes its booking's id in its first statement and, when only the acting
@@ -126,5 +126,37 @@ describe('POST /bookings with the write at the commit', () => {
     expect((await postBooking(ctx, integ, bookingBody(ctx, villa, { check_in: day(ctx, -1), check_out: day(ctx, 1) }))).statusCode).toBe(422);
     expect((await postBooking(ctx, integ, first)).statusCode).toBe(200);
     expect(await lastBookingId()).toBe(last);
+  });
+});
+
+describe('POST /bookings: the idempotency record completed by the booking’s commit', () => {
+  it('a 201 is stored by the commit that made the booking; a refusal by the answer’s own statement', async () => {
+    const { integ, villa } = await integrationWithVilla(ctx, 1);
+    const complete = ctx.deps.state.idempotency.complete;
+    const run = complete.run.bind(complete);
+    let separate = 0;
+    complete.run = (item) => {
+      separate++;
+      return run(item);
+    };
+    try {
+      const key = newKey();
+      const body = bookingBody(ctx, villa);
+      const res = await postBooking(ctx, integ, body, key);
+      expect(res.statusCode, res.body).toBe(201);
+      expect(separate).toBe(0);
+      const record = await ctx.deps.db.selectFrom('idempotency_keys').selectAll().where('integration_id', '=', integ.id).where('key', '=', key).executeTakeFirstOrThrow();
+      expect(record).toMatchObject({ state: 'completed', response_status: 201, response_content_type: 'application/json; charset=utf-8', response_body: res.body });
+      const replay = await postBooking(ctx, integ, body, key);
+      expect(replay.statusCode).toBe(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toBe(res.body);
+      // the same stay again: refused, and that answer stored on its own
+      const refused = await postBooking(ctx, integ, bookingBody(ctx, villa));
+      expect(refused.statusCode).toBe(409);
+      expect(separate).toBe(1);
+    } finally {
+      complete.run = run;
+    }
   });
 });

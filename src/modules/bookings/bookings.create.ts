@@ -8,6 +8,8 @@ import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
+import { atCommit } from '../events/events.unit.js';
+import type { RawBuilder } from 'kysely';
 import { bookingInsert, newBookingRow, createContextOf, createContextStatement, createStayStatement, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
@@ -147,7 +149,18 @@ async function writeNewBooking(
  * PROPERTY_NOT_MAPPED / PROPERTY_ARCHIVED / PROPERTY_INACTIVE), the units (422, UNIT_INACTIVE),
  * then availability (409 UNAVAILABLE) and 201.
  */
-export async function createBooking(deps: Deps, integrationId: number, body: CreateBookingInput): Promise<CreateResult> {
+export async function createBooking(
+  deps: Deps,
+  integrationId: number,
+  body: CreateBookingInput,
+  options: {
+    /**
+     * A statement to commit with a new booking, made from the answer (the request's idempotency
+     * record): it is sent with the booking's events and its commit, in the same round trip.
+     */
+    withCommit?: (created: CreateResult) => RawBuilder<unknown> | null;
+  } = {},
+): Promise<CreateResult> {
   const input = checkPropertyRef(body);
   const stay = stayOf(input, input.external_booking_id, input.source.channel);
   const today = kolkataDate(deps.clock.now());
@@ -194,12 +207,15 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
         newRow: context.newRow,
         writeAtCommit: context.targets.every((target) => target.id === integrationId),
       });
-      return { ...written, ids };
+      const created: CreateResult = { status: 201, booking: bookingView(written.row, ids) };
+      const also = options.withCommit?.(created);
+      if (also) atCommit(trx, also, () => {}, null);
+      return { created };
     });
   try {
     const outcome = await retryPicks(() => picks, attempt);
     if (outcome.duplicate) return duplicateOf(deps, integrationId, outcome.duplicate);
-    return { status: 201, booking: bookingView(outcome.row, outcome.ids) };
+    return outcome.created;
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_external_id')) {
       // A concurrent create with the same external_booking_id won: answer as a duplicate.

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { sendData, successBody } from '../../http/envelope.js';
+import { sendData, sendJson, successBody } from '../../http/envelope.js';
 import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
 import {
@@ -43,7 +43,7 @@ export function registerIntegrationRoutes(api: FastifyInstance, deps: Deps): voi
       // A cached view is answered with the bytes it was serialised to the first time.
       let body = meBodies.get(view);
       if (body === undefined) meBodies.set(view, (body = JSON.stringify(successBody('Integration retrieved.', view))));
-      return reply.code(200).type('application/json; charset=utf-8').send(body);
+      return sendJson(reply, 200, body);
     },
   );
 }

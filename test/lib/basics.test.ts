@@ -58,6 +58,11 @@ describe('ids and secrets', () => {
     expect(a < b).toBe(true);
     expect(ulid(0).slice(0, 10)).toBe('0000000000');
   });
+  it('makes distinct ULIDs within one millisecond, across refills of its random pool', () => {
+    const ids = Array.from({ length: 2000 }, () => ulid(Date.UTC(2026, 0, 1)));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(ids.map((id) => id.slice(10, 12))).size).toBeGreaterThan(500);
+  });
   it('makes tokens of the given shape', () => {
     expect(randomToken('dlk_', 40)).toMatch(/^dlk_[0-9A-Za-z]{40}$/);
   });

@@ -107,15 +107,34 @@ describe('POST /bookings with the write at the commit', () => {
     expect(availability?.data.dates.map((d: { available_units: number }) => d.available_units)).toEqual([1, 1]);
   });
 
-  it('with another integration covering the property, each one’s availability event shows the new hold', async () => {
+  it('with other integrations covering the property, each one’s availability event shows the new hold with its own unit aliases', async () => {
     const { integ, villa } = await integrationWithVilla(ctx, 2);
     const other = await ctx.createIntegration({ brandId: integ.brandId });
-    expect((await ctx.staff('PUT', `/integrations/${other.id}/coverage/${villa.id}`, { external_id: 'THEIRS' })).statusCode).toBe(201);
-    const before = await lastSequence(ctx, other.id);
+    const third = await ctx.createIntegration({ brandId: integ.brandId });
+    for (const i of [other, third]) expect((await ctx.staff('PUT', `/integrations/${i.id}/coverage/${villa.id}`, { external_id: `THEIRS-${i.id}` })).statusCode).toBe(201);
+    await ctx.deps.db.insertInto('unit_aliases').values({ integration_id: other.id, unit_id: villa.unitIds[1], external_id: 'OTHER-ROOM-2' }).execute();
+    const before = { other: await lastSequence(ctx, other.id), third: await lastSequence(ctx, third.id) };
     const res = await postBooking(ctx, integ, bookingBody(ctx, villa));
     expect(res.statusCode, res.body).toBe(201);
-    const availability = (await eventsOf(ctx, other.id, before)).find((e) => e.type === 'availability.changed');
-    expect(availability?.data.dates.map((d: { available_units: number }) => d.available_units)).toEqual([1, 1]);
+    const nights = [day(ctx, 10), day(ctx, 11)];
+    const expected = (aliases: Array<string | null>) => [
+      { inventory_id: villa.unitIds[0], external_unit_id: aliases[0], name: 'Room 1', unavailable: nights },
+      { inventory_id: villa.unitIds[1], external_unit_id: aliases[1], name: 'Room 2', unavailable: [] },
+    ];
+    for (const [integration, aliases] of [
+      [integ, villa.aliases],
+      [other, [null, 'OTHER-ROOM-2']],
+      [third, [null, null]],
+    ] as const) {
+      const after = integration === integ ? 0 : integration === other ? before.other : before.third;
+      const availability = (await eventsOf(ctx, integration.id, after)).filter((e) => e.type === 'availability.changed').at(-1);
+      expect(availability?.data.dates.map((d: { available_units: number }) => d.available_units)).toEqual([1, 1]);
+      expect(availability?.data.units).toEqual(expected([...aliases]));
+      // the same as a snapshot read now
+      const snapshot = await ctx.api(integration.apiKey, 'GET', `/properties/${villa.id}/availability?from=${nights[0]}&to=${nights[1]}`);
+      expect(snapshot.statusCode, snapshot.body).toBe(200);
+      expect(snapshot.json().data.data).toEqual(availability?.data);
+    }
   });
 
   it('takes no id for a create refused before any booking could follow: check_in before today, or a duplicate', async () => {

@@ -78,11 +78,10 @@ async function writeNewBooking(
     /** The id taken and the total converted by the caller's first statement: the row is then known before it is written. */
     newRow?: { id: number; total: number } | null;
     /**
-     * With newRow: the booking's write may wait for the commit, as nothing before the commit reads
-     * what it writes. True when the acting integration is the only one the events go to: the events
-     * of any other are built from the calendar read in the transaction, which must show the new holds.
+     * The unit aliases of the other covering integrations, read with the targets: with newRow, the
+     * events then read nothing, and the booking's write waits for the commit.
      */
-    writeAtCommit?: boolean;
+    otherAliases?: ReadonlyMap<number, ReadonlyMap<number, string>>;
   },
 ): Promise<{ row: BookingRow; appended: AppendResult }> {
   const { actorIntegrationId, propertyId, input, newRow } = write;
@@ -122,7 +121,8 @@ async function writeNewBooking(
   });
   // With the row known, its write goes with the events and the commit: one round trip less per
   // create, and the calendar lock held for one round trip less (docs/performance.md, fourteenth round).
-  const { row, stay } = newRow && write.writeAtCommit
+  const writeLater = newRow !== undefined && newRow !== null && write.otherAliases !== undefined;
+  const { row, stay } = writeLater
     ? await reserveStayAtCommit(trx, request, (unitIds) => ({
         statement: bookingInsert(trx, values(unitIds)),
         row: newBookingRow({ ...values(unitIds), id: newRow.id }, newRow.total, storedUnits(write.requested, unitIds)),
@@ -136,6 +136,8 @@ async function writeNewBooking(
     actorIds: write.ids,
     changedNights: stay.nights,
     actorCalendar: { data: stay.data, span: stay.window },
+    otherAliases: write.otherAliases,
+    readsNothing: writeLater,
     targets: write.targets,
     // nothing follows in the transaction: the events go with the commit, in one round trip
     last: true,
@@ -205,7 +207,7 @@ export async function createBooking(
         hostId: false,
         targets: context.targets,
         newRow: context.newRow,
-        writeAtCommit: context.targets.every((target) => target.id === integrationId),
+        otherAliases: context.otherAliases,
       });
       const created: CreateResult = { status: 201, booking: bookingView(written.row, ids) };
       const also = options.withCommit?.(created);

@@ -61,6 +61,11 @@ export function bookingView(row: BookingRow, ids: ViewIds): BookingView {
 /** Typed from the response schema: the OpenAPI document says what is sent. */
 export type BookingView = Static<typeof BookingObject>;
 
+/** A calendar as another integration reads it: the same nights and holds, its own unit aliases. */
+function withAliases(data: CalendarData, aliases: ReadonlyMap<number, string>): CalendarData {
+  return { ...data, units: data.units.map((u) => ({ ...u, external_unit_id: aliases.get(u.id) ?? null })) };
+}
+
 /** The statuses whose bookings hold their units' nights. */
 export const HOLDING = new Set(['pending', 'confirmed']);
 
@@ -87,6 +92,15 @@ export interface BookingEventOptions {
    * over `span` come from it instead of a second read (the same builder, the same state).
    */
   actorCalendar?: { data: CalendarData; span: DateWindow };
+  /**
+   * The unit aliases of every other covering integration (integration id → unit id → alias), read
+   * in the transaction with the targets: their availability payloads over the actor calendar's span
+   * then come from that calendar too, with their own aliases, and the events read nothing. A
+   * writer that leaves its own write for the commit relies on this (`readsNothing`).
+   */
+  otherAliases?: ReadonlyMap<number, ReadonlyMap<number, string>>;
+  /** Fail rather than read the calendar or aliases: the booking's write is left for the commit, so a read would not see it. */
+  readsNothing?: boolean;
   /** The covering integrations, when read in this transaction already. */
   targets?: AppendTarget[];
   /** The unit's last write: the events are written with the commit (AppendOptions.last). */
@@ -112,18 +126,27 @@ export function appendBookingEvents(trx: EventTransaction, options: BookingEvent
     last: options.last,
     build: async (target: EventTarget): Promise<EventDraft[]> => {
       const drafts: EventDraft[] = [];
+      const isActor = target.integrationId === options.actorIntegrationId;
+      const read = () => {
+        if (options.readsNothing) throw new Error(`booking ${booking.id}: the events of integration ${target.integrationId} would read the calendar before the booking is written`);
+      };
       if (targetSees(booking, target.integrationId)) {
-        const ids =
-          options.actorIds && target.integrationId === options.actorIntegrationId
-            ? { ...options.actorIds, propertyExternalId: target.propertyExternalId }
-            : { propertyExternalId: target.propertyExternalId, aliases: await selectAliases(trx, target.integrationId, unitIds) };
+        let ids: ViewIds;
+        if (options.actorIds && isActor) ids = { ...options.actorIds, propertyExternalId: target.propertyExternalId };
+        else {
+          read();
+          ids = { propertyExternalId: target.propertyExternalId, aliases: await selectAliases(trx, target.integrationId, unitIds) };
+        }
         drafts.push({ type: 'booking.changed', window: null, data: { booking: bookingView(booking, ids) } });
       }
       const clamped = windows.flatMap((w) => clampToHorizon(w, today, target.horizonDays) ?? []);
       const known = options.actorCalendar;
-      if (known && target.integrationId === options.actorIntegrationId && clamped.every((w) => w.from >= known.span.from && w.to <= known.span.to)) {
-        for (const w of clamped) drafts.push({ type: 'availability.changed', window: { from: w.from, to: w.to }, data: buildAvailability(known.data, w) });
+      const aliases = isActor ? null : options.otherAliases && (options.otherAliases.get(target.integrationId) ?? new Map<number, string>());
+      if (known && (isActor || aliases) && clamped.every((w) => w.from >= known.span.from && w.to <= known.span.to)) {
+        const data = aliases ? withAliases(known.data, aliases) : known.data;
+        for (const w of clamped) drafts.push({ type: 'availability.changed', window: { from: w.from, to: w.to }, data: buildAvailability(data, w) });
       } else if (clamped.length > 0) {
+        read();
         drafts.push(...(await calendarEventDrafts(trx, booking.property_id, ['availability'], clamped, target)));
       }
       return drafts;

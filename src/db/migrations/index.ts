@@ -14,6 +14,7 @@ import * as eventsTypeIndex from './2026_11_24_0601_events_type_index.js';
 import * as calendarVersions from './2026_11_25_0101_calendar_versions.js';
 import * as unitHoldVersions from './2026_11_25_0201_unit_hold_versions.js';
 import * as deliveryCursor from './2026_11_25_0301_delivery_cursor.js';
+import * as unitAliasesUnitIndex from './2026_11_27_0101_unit_aliases_unit_index.js';
 
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0101_calendar_versions': calendarVersions,
   '2026_11_25_0201_unit_hold_versions': unitHoldVersions,
   '2026_11_25_0301_delivery_cursor': deliveryCursor,
+  '2026_11_27_0101_unit_aliases_unit_index': unitAliasesUnitIndex,
 };

@@ -1,8 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 
-// A booking create reads the other integrations' aliases of the property's units (bookings.sql's
-// createContextQuery). The primary key (integration_id, unit_id) serves no lookup by unit alone:
-// without this index that read was a scan of every alias of every integration.
+// A booking create on a property other integrations cover too reads their aliases of the
+// property's units (bookings.sql's selectUnitAliasesOf). The primary key (integration_id, unit_id)
+// serves no lookup by unit: without this index that read goes through every alias of each of
+// those integrations (a channel manager's, of every property it covers), or every alias of all.
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index unit_aliases_unit on unit_aliases (unit_id)`.execute(db);
 }

@@ -10,7 +10,7 @@ import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewId
 import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
 import { atCommit } from '../events/events.unit.js';
 import type { RawBuilder } from 'kysely';
-import { bookingInsert, newBookingRow, createContextOf, createContextStatement, createStayStatement, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { bookingInsert, newBookingRow, selectUnitAliasesOf, createContextOf, createContextStatement, createStayStatement, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -207,7 +207,13 @@ export async function createBooking(
         hostId: false,
         targets: context.targets,
         newRow: context.newRow,
-        otherAliases: context.otherAliases,
+        // the other covering integrations' aliases (one read, only when there are any): their
+        // availability events then come from the decision's calendar too
+        otherAliases: await selectUnitAliasesOf(
+          trx,
+          property.id,
+          context.targets.filter((target) => target.id !== integrationId).map((target) => target.id),
+        ),
       });
       const created: CreateResult = { status: 201, booking: bookingView(written.row, ids) };
       const also = options.withCommit?.(created);

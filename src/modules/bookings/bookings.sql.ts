@@ -139,8 +139,6 @@ export interface CreateContext {
   units: PropertyUnit[];
   /** The integrations covering the property, as appendEvents reads them. */
   targets: AppendTarget[];
-  /** The property's unit aliases of the other integrations: integration id → unit id → alias. */
-  otherAliases: Map<number, Map<number, string>>;
   /** The new booking's id and total as the database will hold them (null when no id was taken: see NewRowAsk). */
   newRow: { id: number; total: number } | null;
 }
@@ -195,12 +193,7 @@ export function createContextQuery(integrationId: number, externalBookingId: str
         left join unit_aliases a on a.unit_id = u.id and a.integration_id = ${integrationId}
         where u.property_id = (select id from prop)
       ),
-      'targets', ${coveringTargetsJson(sql`(select id from prop)`)},
-      'other_aliases', (
-        select coalesce(json_agg(json_build_array(a.integration_id, a.unit_id, a.external_id)), '[]'::json)
-        from unit_aliases a join units u on u.id = a.unit_id
-        where u.property_id = (select id from prop) and a.integration_id <> ${integrationId}
-      )
+      'targets', ${coveringTargetsJson(sql`(select id from prop)`)}
     )::text as doc
   `;
 }
@@ -255,7 +248,6 @@ export function createContextOf(row: unknown): CreateContext {
     property: { id: number; status: PropertyRef['status']; external_id: string | null } | null;
     units: PropertyUnit[];
     targets: AppendTarget[];
-    other_aliases: Array<[integrationId: number, unitId: number, alias: string]>;
   };
   return {
     existingId: doc.existing,
@@ -263,17 +255,25 @@ export function createContextOf(row: unknown): CreateContext {
     units: doc.units,
     targets: doc.targets,
     newRow: doc.new_id === null ? null : { id: doc.new_id, total: doc.total },
-    otherAliases: aliasesByIntegration(doc.other_aliases),
   };
 }
 
-function aliasesByIntegration(rows: Array<[integrationId: number, unitId: number, alias: string]>): Map<number, Map<number, string>> {
-  const byIntegration = new Map<number, Map<number, string>>();
-  for (const [integrationId, unitId, alias] of rows) {
-    let aliases = byIntegration.get(integrationId);
-    if (!aliases) byIntegration.set(integrationId, (aliases = new Map()));
-    aliases.set(unitId, alias);
-  }
+/**
+ * The aliases the given integrations have for the property's units: integration id → unit id →
+ * alias (each integration present, with no alias an empty map). Read from the property's units
+ * (the unit_aliases_unit index), not from each integration's aliases of every property it covers.
+ */
+export async function selectUnitAliasesOf(db: Q, propertyId: number, integrationIds: number[]): Promise<Map<number, Map<number, string>>> {
+  const byIntegration = new Map(integrationIds.map((id) => [id, new Map<number, string>()]));
+  if (integrationIds.length === 0) return byIntegration;
+  const rows = await db
+    .selectFrom('units as u')
+    .innerJoin('unit_aliases as a', 'a.unit_id', 'u.id')
+    .select(['a.integration_id', 'a.unit_id', 'a.external_id'])
+    .where('u.property_id', '=', propertyId)
+    .where('a.integration_id', 'in', integrationIds)
+    .execute();
+  for (const r of rows) byIntegration.get(r.integration_id)?.set(r.unit_id, r.external_id);
   return byIntegration;
 }
 

@@ -78,7 +78,7 @@ async function writeNewBooking(
     /** The id taken and the total converted by the caller's first statement: the row is then known before it is written. */
     newRow?: { id: number; total: number } | null;
     /**
-     * The unit aliases of the other covering integrations, read with the targets: with newRow, the
+     * The unit aliases of the other covering integrations (selectUnitAliasesOf): with newRow, the
      * events then read nothing, and the booking's write waits for the commit.
      */
     otherAliases?: ReadonlyMap<number, ReadonlyMap<number, string>>;

@@ -6,6 +6,7 @@ import { isHoldConflict, refuseUnbookable, reserveStay, reserveStayAtCommit, sta
 import { pipeline } from '../../db/pipeline.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
+import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
 import { atCommit } from '../events/events.unit.js';
@@ -97,14 +98,14 @@ async function writeNewBooking(
     lockedStatus: write.lockedStatus,
     lockedStay: write.lockedStay,
   };
-  const values = (unitIds: number[]) => ({
+  const values = (units: BookingUnit[]) => ({
     ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
     integration_id: actorIntegrationId,
     property_id: propertyId,
     status: input.status,
     check_in: input.checkIn,
     check_out: input.checkOut,
-    units: JSON.stringify(storedUnits(write.requested, unitIds)),
+    units: JSON.stringify(units),
     guest_name: input.guest.name,
     guest_phone_code: input.guest.phone_code ?? null,
     guest_mobile: input.guest.mobile ?? null,
@@ -123,11 +124,12 @@ async function writeNewBooking(
   // create, and the calendar lock held for one round trip less (docs/performance.md, fourteenth round).
   const writeLater = newRow !== undefined && newRow !== null && write.otherAliases !== undefined;
   const { row, stay } = writeLater
-    ? await reserveStayAtCommit(trx, request, (unitIds) => ({
-        statement: bookingInsert(trx, values(unitIds)),
-        row: newBookingRow({ ...values(unitIds), id: newRow.id }, newRow.total, storedUnits(write.requested, unitIds)),
-      }))
-    : await reserveStay(trx, request, (unitIds) => bookingInsert(trx, values(unitIds)));
+    ? await reserveStayAtCommit(trx, request, (unitIds) => {
+        const units = storedUnits(write.requested, unitIds);
+        const written = { ...values(units), id: newRow.id };
+        return { statement: bookingInsert(trx, written), row: newBookingRow(written, newRow.total, units) };
+      })
+    : await reserveStay(trx, request, (unitIds) => bookingInsert(trx, values(storedUnits(write.requested, unitIds))));
   // The decision's calendar with these holds is the state the events carry, without a second read.
   const appended = await appendBookingEvents(trx, {
     clock: deps.clock,

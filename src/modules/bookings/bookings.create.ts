@@ -76,13 +76,12 @@ async function writeNewBooking(
     ids: ViewIds;
     hostId: boolean;
     targets?: AppendTarget[];
-    /** The id taken and the total converted by the caller's first statement: the row is then known before it is written. */
-    newRow?: { id: number; total: number } | null;
     /**
-     * The unit aliases of the other covering integrations (selectUnitAliasesOf): with newRow, the
-     * events then read nothing, and the booking's write waits for the commit.
+     * The id taken and the total converted by the caller's first statement, so that the row is known
+     * before it is written, and the other covering integrations' unit aliases (selectUnitAliasesOf),
+     * so that the events read nothing: the booking's write then waits for the commit.
      */
-    otherAliases?: ReadonlyMap<number, ReadonlyMap<number, string>>;
+    newRow?: { id: number; total: number; otherAliases: ReadonlyMap<number, ReadonlyMap<number, string>> };
   },
 ): Promise<{ row: BookingRow; appended: AppendResult }> {
   const { actorIntegrationId, propertyId, input, newRow } = write;
@@ -122,8 +121,7 @@ async function writeNewBooking(
   });
   // With the row known, its write goes with the events and the commit: one round trip less per
   // create, and the calendar lock held for one round trip less (docs/performance.md, fourteenth round).
-  const writeLater = newRow !== undefined && newRow !== null && write.otherAliases !== undefined;
-  const { row, stay } = writeLater
+  const { row, stay } = newRow
     ? await reserveStayAtCommit(trx, request, (unitIds) => {
         const units = storedUnits(write.requested, unitIds);
         const written = { ...values(units), id: newRow.id };
@@ -138,8 +136,8 @@ async function writeNewBooking(
     actorIds: write.ids,
     changedNights: stay.nights,
     actorCalendar: { data: stay.data, span: stay.window },
-    otherAliases: write.otherAliases,
-    readsNothing: writeLater,
+    otherAliases: newRow?.otherAliases,
+    readsNothing: newRow !== undefined,
     targets: write.targets,
     // nothing follows in the transaction: the events go with the commit, in one round trip
     last: true,
@@ -208,14 +206,18 @@ export async function createBooking(
         ids,
         hostId: false,
         targets: context.targets,
-        newRow: context.newRow,
-        // the other covering integrations' aliases (one read, only when there are any): their
-        // availability events then come from the decision's calendar too
-        otherAliases: await selectUnitAliasesOf(
-          trx,
-          property.id,
-          context.targets.filter((target) => target.id !== integrationId).map((target) => target.id),
-        ),
+        // with the other covering integrations' aliases (one read, only when there are any), their
+        // availability events come from the decision's calendar too
+        newRow: context.newRow
+          ? {
+              ...context.newRow,
+              otherAliases: await selectUnitAliasesOf(
+                trx,
+                property.id,
+                context.targets.filter((target) => target.id !== integrationId).map((target) => target.id),
+              ),
+            }
+          : undefined,
       });
       const created: CreateResult = { status: 201, booking: bookingView(written.row, ids) };
       const also = options.withCommit?.(created);

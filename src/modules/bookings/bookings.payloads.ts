@@ -127,14 +127,15 @@ export function appendBookingEvents(trx: EventTransaction, options: BookingEvent
     build: async (target: EventTarget): Promise<EventDraft[]> => {
       const drafts: EventDraft[] = [];
       const isActor = target.integrationId === options.actorIntegrationId;
-      const read = () => {
+      // called before each read: with the booking's write left for the commit, a read would not see it
+      const mayRead = () => {
         if (options.readsNothing) throw new Error(`booking ${booking.id}: the events of integration ${target.integrationId} would read the calendar before the booking is written`);
       };
       if (targetSees(booking, target.integrationId)) {
         let ids: ViewIds;
         if (options.actorIds && isActor) ids = { ...options.actorIds, propertyExternalId: target.propertyExternalId };
         else {
-          read();
+          mayRead();
           ids = { propertyExternalId: target.propertyExternalId, aliases: await selectAliases(trx, target.integrationId, unitIds) };
         }
         drafts.push({ type: 'booking.changed', window: null, data: { booking: bookingView(booking, ids) } });
@@ -146,7 +147,7 @@ export function appendBookingEvents(trx: EventTransaction, options: BookingEvent
         const data = aliases ? withAliases(known.data, aliases) : known.data;
         for (const w of clamped) drafts.push({ type: 'availability.changed', window: { from: w.from, to: w.to }, data: buildAvailability(data, w) });
       } else if (clamped.length > 0) {
-        read();
+        mayRead();
         drafts.push(...(await calendarEventDrafts(trx, booking.property_id, ['availability'], clamped, target)));
       }
       return drafts;

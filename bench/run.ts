@@ -5,8 +5,8 @@
  * stopped at the end (bench/lib/processes.ts).
  *
  *   BENCH_SECONDS=8        measured seconds of each load run (warm-up BENCH_WARMUP=1 before it)
- *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,sync,snapshots,pglite,growth,soak,wakeup,network
- *                          a subset (workers needs the WORKERS=1 figures, so it runs them too)
+ *   BENCH_ONLY=me,bookings,contended,workers,delivery,fanout,sync,snapshots,pglite,growth,soak,wakeup,network,floor
+ *                          a subset (workers and floor need the WORKERS=1 figures, so they run them too)
  *   BENCH_PROFILE=1        run the PostgreSQL services of /me, booking creates and delivery under
  *                          node --cpu-prof; print the top self-time functions of each measured
  *                          window and write bench/profile.json (the figures of such a run are
@@ -23,7 +23,9 @@
  *              measured right before and after each GET /me run (the machine may be shared)
  *   pg-off     PostgreSQL, WORKERS=1, RATE_LIMITS=off: GET /me, snapshots, contended booking
  *   pg-off-w2  same database, WORKERS=2: GET /me; then pg-off again (WORKERS=1): GET /me
- *   pg-on      PostgreSQL, WORKERS=1, rate limits on: distinct-unit booking creates
+ *   pg-on      PostgreSQL, WORKERS=1, rate limits on: distinct-unit booking creates; then, with
+ *              no service, pgbench runs a create's own statements against the INSERT baseline's
+ *              transaction on the same database (item 1's floor, bench/scenarios/floor.ts)
  *   pg-on-w2   same database, WORKERS=2: the same; then pg-on again (WORKERS=1): the same
  *   pg-hooks   PostgreSQL, WORKERS=1, rate limits on, and the receiver (bench/lib/receiver.mjs):
  *              webhook delivery and bulk fan-out
@@ -51,6 +53,7 @@ import { formatSummary, loadProfiles, summarise, type ProfileSummary } from './l
 import { cleanupAll, createBenchDatabase, freePort, ROOT, startScript, startService, type Service } from './lib/processes.js';
 import { formatMarkdown, formatTable, joinNotes, ordered, round, rows, verdict, type Row } from './lib/report.js';
 import { contendedRun, distinctRun, insertBaselineRun, setupDistinct, type BookingOutcome } from './scenarios/bookings.js';
+import { floorRun, hasPgbench } from './scenarios/floor.js';
 import { cpuNote, cpuPer, measureHooks, PROFILING, profiledService, SECONDS, WARMUP_SECONDS, type ProfileSession } from './scenarios/common.js';
 import { bareMedian, fanOut, manyStreams, Receiver, singleStream, syncRun } from './scenarios/delivery.js';
 import { baselineMe, meLoad } from './scenarios/me.js';
@@ -127,6 +130,36 @@ function distinctRow(outcome: BookingOutcome, engine: string, baseline?: Awaited
       outcome.detail.other_answers !== 'none' && `other answers: ${outcome.detail.other_answers}`,
     ),
     detail: { ...outcome.detail, baseline },
+  });
+}
+
+/**
+ * Item 1's floor: a create's own statements run by pgbench with no service, against the INSERT
+ * baseline's transaction run the same way; the service's creates and the Fastify INSERT baseline
+ * of the same run beside them.
+ */
+function floorRows(floor: Awaited<ReturnType<typeof floorRun>>, service: BookingOutcome, fastifyInsert: Awaited<ReturnType<typeof insertBaselineRun>>) {
+  const { create, insert } = floor;
+  const ofFastify = round(create.perSecond / fastifyInsert.perSecond);
+  log(`floor: ${create.perSecond} creates/s against ${insert.perSecond} inserts/s (pgbench)`);
+  push({
+    item: 1,
+    scenario: "a create's own statements alone, no service (pgbench, 20 clients, distinct units)",
+    engine: 'postgres',
+    value: create.perSecond,
+    unit: 'creates/s',
+    baseline: insert.perSecond,
+    ratio: round(create.perSecond / insert.perSecond),
+    note: joinNotes(
+      `the most any service can reach here: against the Fastify INSERT baseline of this run (${fastifyInsert.perSecond}/s) ${ofFastify}, where item 1 asks 0.5`,
+      `the service's creates ${service.created}/s are ${round(service.created / create.perSecond)} of it`,
+      `PostgreSQL CPU per create ${create.postgres_cpu_ms_per_op} ms against ${insert.postgres_cpu_ms_per_op} ms per INSERT transaction (every PostgreSQL process, exited backends included)`,
+      `pgbench CPU ${create.client_cpu_ms_per_op} ms per create`,
+      'baseline: the INSERT baseline transaction run by pgbench the same way',
+      'the faster of two runs each, alternating',
+      (create.failed || insert.failed) && `${create.failed + insert.failed} failed transactions`,
+    ),
+    detail: floor as unknown as Record<string, unknown>,
   });
 }
 
@@ -310,7 +343,7 @@ async function main() {
   }
 
   // ---- PostgreSQL, rate limits on: distinct booking creates, WORKERS=1, 2, 1 ----------------------
-  if (wanted('bookings', 'workers')) {
+  if (wanted('bookings', 'workers', 'floor')) {
     const db = await createBenchDatabase();
     const svc = await start('pg-on', { DATABASE_URL: db }, true);
     // a set of integrations (and source addresses) per run: rate windows never add up across runs
@@ -327,6 +360,10 @@ async function main() {
     await insertServer.stop();
     log(`insert baseline: ${insert.perSecond}/s`);
     distinctRow(w1, 'postgres', insert);
+    if (wanted('bookings', 'floor')) {
+      if (await hasPgbench()) floorRows(await floorRun(db, sets[0]), w1, insert);
+      else log('floor: pgbench is not installed; skipped');
+    }
     if (wanted('workers')) {
       const w2svc = await start('pg-on-w2', { DATABASE_URL: db, WORKERS: '2' }, false);
       const w2 = await distinctRun(w2svc, db, sets[1], 31, 60, null, 'POST /bookings distinct (postgres, WORKERS=2)');

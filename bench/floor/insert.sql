@@ -1,0 +1,3 @@
+begin;
+insert into baseline_rows (body) values (:body::text::jsonb) returning id;
+commit;

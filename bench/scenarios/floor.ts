@@ -1,0 +1,166 @@
+/**
+ * Issue 17 item 1's ceiling: what PostgreSQL alone allows. pgbench (20 clients, 2 threads,
+ * prepared statements, pipelines) runs bench/floor/create.sql, a booking create's own statements
+ * as the service sends them (the rate-limit counters, the idempotency claim, then the context
+ * read with the property's lock, the stay's calendar, and the booking, its events and the
+ * idempotency record with the commit, in the service's round trips), against
+ * bench/floor/insert.sql, the INSERT baseline's transaction, on the same database, in turn.
+ * No service is in between, so no service, however fast, creates bookings faster than this on
+ * the same PostgreSQL and cores.
+ *
+ * The targets are the distinct run's properties (setupDistinct, set 0): client c books among its
+ * 8 properties, as in the service's run, on nights far ahead of the service's.
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { bookingBody } from '../lib/api.js';
+import { ROOT } from '../lib/processes.js';
+import { CLIENTS, type DistinctSet } from './bookings.js';
+import { SECONDS } from './common.js';
+
+const run = promisify(execFile);
+
+export interface FloorResult {
+  perSecond: number;
+  transactions: number;
+  failed: number;
+  /** PostgreSQL CPU per transaction (every PostgreSQL process, exited backends included). */
+  postgres_cpu_ms_per_op: number;
+  /** pgbench's own CPU per transaction. */
+  client_cpu_ms_per_op: number;
+}
+
+/** Whether pgbench is on this machine (it comes with Debian's PostgreSQL server package). */
+export async function hasPgbench(): Promise<boolean> {
+  try {
+    await run('pgbench', ['--version']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The service's payloads of one create on a 20-unit property: sizes as the service stores them. */
+function payloadVariables(): Record<string, string> {
+  const created = '2027-01-01T05:30:00+05:30';
+  const property = { doorloom_id: 1, external_id: 'D0' };
+  const head = (id: string, type: string) => `{"id":"${id}","type":"${type}","sequence":`;
+  const booking = {
+    ...JSON.parse(JSON.stringify(bookingBody('F-1', 'D0', ['D0-U3'], '2027-01-01', '2027-01-03'))),
+    id: 1,
+    revision: 1,
+    status: 'confirmed',
+    property,
+    nights: 2,
+    notes: null,
+    cancellation: null,
+    created_at: created,
+    updated_at: created,
+  };
+  const tail = (window: object | null, data: object) =>
+    `,${JSON.stringify({ origin: 'partner', version: '2026-09', created_at: created, integration: { id: 1, slug: 'bench-booking-0' }, property, window, data }).slice(1)}`;
+  const units = Array.from({ length: 20 }, (_, n) => ({ inventory_id: n + 1, external_unit_id: `D0-U${n + 1}`, name: `Unit ${n + 1}`, unavailable: n === 2 ? ['2027-01-01', '2027-01-02'] : [] }));
+  return {
+    head1: head('01M8FG3Z7S2HZ4BSV7SVWSSSEA', 'booking.changed'),
+    tail1: tail(null, { booking }),
+    head2: head('01M8FG3Z7SND7ABKYGKGE4D7ZG', 'availability.changed'),
+    tail2: tail({ from: '2027-01-01', to: '2027-01-02' }, { total_units: 20, units }),
+    resp: JSON.stringify({ success: true, message: 'Booking created.', data: { ...booking, duplicate: false } }),
+    body: JSON.stringify(bookingBody('B-1-1', 'BASE', ['BASE-U1'], '2027-01-01', '2027-01-03')),
+  };
+}
+
+/** The targets' ids for the script: slot c*8+k is client c's k-th property. */
+async function writeTargets(pgUrl: string, set: DistinctSet): Promise<void> {
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    await client.query('create table if not exists bench_floor_targets (slot int primary key, integration_id int not null, property_id int not null, external_id text not null, unit_ids int[] not null)');
+    await client.query('create table if not exists baseline_rows (id bigserial primary key, body jsonb not null, created_at timestamptz not null default now())');
+    const properties = set.flatMap((targets, c) => targets.map((t, k) => ({ slot: c * 8 + k, property: t.property })));
+    await client.query(
+      `insert into bench_floor_targets (slot, integration_id, property_id, external_id, unit_ids)
+       select t.slot, c.integration_id, c.property_id, c.external_id,
+              (select array_agg(u.id order by u.position, u.id) from units u where u.property_id = c.property_id)
+       from unnest($1::int[], $2::text[]) as t(slot, external_id)
+       join coverage c on c.external_id = t.external_id
+       on conflict (slot) do nothing`,
+      [properties.map((p) => p.slot), properties.map((p) => p.property)],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU ticks of every PostgreSQL process: the postmaster with its exited children, and the live ones. */
+function postgresTicks(): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ppidName = (() => {
+      try {
+        const parent = readFileSync(`/proc/${fields[1]}/stat`, 'utf8');
+        return parent.slice(parent.indexOf('(') + 1, parent.lastIndexOf(')'));
+      } catch {
+        return '';
+      }
+    })();
+    // utime stime, and for the postmaster (no postgres parent) cutime cstime: its reaped backends
+    ticks += Number(fields[11]) + Number(fields[12]);
+    if (ppidName !== 'postgres') ticks += Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks;
+}
+
+/** One pgbench run of `script` for SECONDS; its rate and CPU per transaction. */
+async function pgbench(pgUrl: string, script: string, variables: Record<string, string>): Promise<FloorResult> {
+  const args = ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-f', path.join(ROOT, 'bench/floor', script)];
+  for (const [name, value] of Object.entries(variables)) args.push('-D', `${name}=${value}`);
+  args.push(pgUrl);
+  const ticks0 = postgresTicks();
+  const child = run('pgbench', args, { maxBuffer: 1 << 22 });
+  const pid = child.child.pid!;
+  let clientTicks = 0;
+  // pgbench's own CPU, read just before it exits (sampled: it is gone by the time it answers)
+  const sampler = setInterval(() => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      clientTicks = Number(f[11]) + Number(f[12]);
+    } catch {
+      // exited
+    }
+  }, 200);
+  const { stdout } = await child.finally(() => clearInterval(sampler));
+  await new Promise((resolve) => setTimeout(resolve, 300)); // the postmaster reaps the backends
+  const ticks1 = postgresTicks();
+  const transactions = Number(/actually processed: (\d+)/.exec(stdout)?.[1] ?? 0);
+  const failed = Number(/failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
+  const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
+  const per = (ticks: number) => (transactions > 0 ? Math.round(((ticks * 10) / transactions) * 1000) / 1000 : NaN);
+  return { perSecond: Math.round(tps), transactions, failed, postgres_cpu_ms_per_op: per(ticks1 - ticks0), client_cpu_ms_per_op: per(clientTicks) };
+}
+
+/** The create script and the INSERT script in turn (create, insert, create, insert); the faster run of each. */
+export async function floorRun(pgUrl: string, set: DistinctSet) {
+  await writeTargets(pgUrl, set);
+  const variables = payloadVariables();
+  const creates: FloorResult[] = [];
+  const inserts: FloorResult[] = [];
+  for (let round = 0; round < 2; round++) {
+    creates.push(await pgbench(pgUrl, 'create.sql', variables));
+    inserts.push(await pgbench(pgUrl, 'insert.sql', variables));
+  }
+  const best = (list: FloorResult[]) => list.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+  return { create: best(creates), insert: best(inserts), creates, inserts };
+}

@@ -31,6 +31,20 @@ export interface FloorResult {
   postgres_cpu_ms_per_op: number;
   /** pgbench's own CPU per transaction. */
   client_cpu_ms_per_op: number;
+  /** WAL written per transaction (the database's whole WAL over the run: nothing else writes then). */
+  wal_bytes_per_op: number;
+}
+
+/** The WAL position now, as a byte count. */
+async function walBytes(pgUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint as n");
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Whether pgbench is on this machine (it comes with Debian's PostgreSQL server package). */
@@ -128,6 +142,7 @@ async function pgbench(pgUrl: string, script: string, variables: Record<string, 
   const args = ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-f', path.join(ROOT, 'bench/floor', script)];
   for (const [name, value] of Object.entries(variables)) args.push('-D', `${name}=${value}`);
   args.push(pgUrl);
+  const wal0 = await walBytes(pgUrl);
   const ticks0 = postgresTicks();
   const child = run('pgbench', args, { maxBuffer: 1 << 22 });
   const pid = child.child.pid!;
@@ -144,11 +159,12 @@ async function pgbench(pgUrl: string, script: string, variables: Record<string, 
   const { stdout } = await child.finally(() => clearInterval(sampler));
   await new Promise((resolve) => setTimeout(resolve, 300)); // the postmaster reaps the backends
   const ticks1 = postgresTicks();
+  const wal1 = await walBytes(pgUrl);
   const transactions = Number(/actually processed: (\d+)/.exec(stdout)?.[1] ?? 0);
   const failed = Number(/failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
   const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
   const per = (ticks: number) => (transactions > 0 ? Math.round(((ticks * 10) / transactions) * 1000) / 1000 : NaN);
-  return { perSecond: Math.round(tps), transactions, failed, postgres_cpu_ms_per_op: per(ticks1 - ticks0), client_cpu_ms_per_op: per(clientTicks) };
+  return { perSecond: Math.round(tps), transactions, failed, postgres_cpu_ms_per_op: per(ticks1 - ticks0), client_cpu_ms_per_op: per(clientTicks), wal_bytes_per_op: transactions > 0 ? Math.round((wal1 - wal0) / transactions) : NaN };
 }
 
 /** The create script and the INSERT script in turn (create, insert, create, insert); the faster run of each. */

@@ -276,14 +276,17 @@ export function coresBetween(a: CpuSnapshot, b: CpuSnapshot) {
   };
 }
 
-/** Transactions committed so far in the database of `url` (pg_stat_database; updated about once a second). */
-export async function commitsOf(url: string): Promise<number> {
+/** One number read from the database of `url`: the first row's column `n`. */
+export async function numberOf(url: string, query: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query('select xact_commit::bigint as n from pg_stat_database where datname = current_database()');
+    const { rows } = await client.query(query);
     return Number(rows[0].n);
   } finally {
     await client.end();
   }
 }
+
+/** Transactions committed so far in the database of `url` (pg_stat_database; updated about once a second). */
+export const commitsOf = (url: string) => numberOf(url, 'select xact_commit::bigint as n from pg_stat_database where datname = current_database()');

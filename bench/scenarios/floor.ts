@@ -17,6 +17,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { bookingBody } from '../lib/api.js';
+import { numberOf } from '../lib/clients.js';
 import { ROOT } from '../lib/processes.js';
 import { CLIENTS, type DistinctSet } from './bookings.js';
 import { SECONDS } from './common.js';
@@ -36,16 +37,7 @@ export interface FloorResult {
 }
 
 /** The WAL position now, as a byte count. */
-async function walBytes(pgUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: pgUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint as n");
-    return Number(rows[0].n);
-  } finally {
-    await client.end();
-  }
-}
+const walBytes = (pgUrl: string) => numberOf(pgUrl, "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint as n");
 
 /** Whether pgbench is on this machine (it comes with Debian's PostgreSQL server package). */
 export async function hasPgbench(): Promise<boolean> {

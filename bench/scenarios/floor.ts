@@ -50,7 +50,7 @@ export async function hasPgbench(): Promise<boolean> {
 }
 
 /** The service's payloads of one create on a 20-unit property: sizes as the service stores them. */
-function payloadVariables(): Record<string, string> {
+export function payloadVariables(): Record<string, string> {
   const created = '2027-01-01T05:30:00+05:30';
   const property = { doorloom_id: 1, external_id: 'D0' };
   const head = (id: string, type: string) => `{"id":"${id}","type":"${type}","sequence":`;

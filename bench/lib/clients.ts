@@ -173,20 +173,26 @@ export async function sequential(base: string, shot: (i: number) => Shot, option
 // ---------------------------------------------------------------------------------------------
 // Where the CPU went during a measured part.
 
+/** A process's name and its /proc/<pid>/stat fields after the name (ppid at 1, utime at 11); null when it is gone. */
+export function procStat(pid: number | string): { name: string; fields: string[] } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
+  } catch {
+    return null;
+  }
+}
+
 /** CPU seconds used so far by a process (utime + stime, 100 ticks a second). */
-function cpuOf(pid: number): number {
+export function cpuOf(pid: number): number {
   const [user, system] = cpuSplitOf(pid);
   return user + system;
 }
 
 /** [user, system] CPU seconds so far of a process. */
 function cpuSplitOf(pid: number): [number, number] {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return [Number(fields[11]) / 100, Number(fields[12]) / 100];
-  } catch {
-    return [0, 0];
-  }
+  const fields = procStat(pid)?.fields;
+  return fields ? [Number(fields[11]) / 100, Number(fields[12]) / 100] : [0, 0];
 }
 
 export interface CpuSnapshot {
@@ -237,14 +243,10 @@ export function cpuSnapshot(servicePid: number, pgPids?: number[]): CpuSnapshot 
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const stat = procStat(pid);
+    if (!stat) continue;
+    const { name } = stat;
+    const ppid = Number(stat.fields[1]);
     if (pid === servicePid || ppid === servicePid) {
       const [user, system] = cpuSplitOf(pid);
       service += user + system;

@@ -12,13 +12,14 @@
  * 8 properties, as in the service's run, on nights far ahead of the service's.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { bookingBody } from '../lib/api.js';
-import { numberOf } from '../lib/clients.js';
+import { cpuOf, numberOf, procStat } from '../lib/clients.js';
 import { ROOT } from '../lib/processes.js';
+import { round } from '../lib/report.js';
 import { CLIENTS, type DistinctSet } from './bookings.js';
 import { SECONDS } from './common.js';
 
@@ -79,12 +80,16 @@ export function payloadVariables(): Record<string, string> {
   };
 }
 
+/** The script's targets: pgbench client c books among slots c*8 … c*8+7. */
+export const TARGETS_TABLE =
+  'create table if not exists bench_floor_targets (slot int primary key, integration_id int not null, property_id int not null, external_id text not null, unit_ids int[] not null)';
+
 /** The targets' ids for the script: slot c*8+k is client c's k-th property. */
 async function writeTargets(pgUrl: string, set: DistinctSet): Promise<void> {
   const client = new pg.Client({ connectionString: pgUrl });
   await client.connect();
   try {
-    await client.query('create table if not exists bench_floor_targets (slot int primary key, integration_id int not null, property_id int not null, external_id text not null, unit_ids int[] not null)');
+    await client.query(TARGETS_TABLE);
     await client.query('create table if not exists baseline_rows (id bigserial primary key, body jsonb not null, created_at timestamptz not null default now())');
     const properties = set.flatMap((targets, c) => targets.map((t, k) => ({ slot: c * 8 + k, property: t.property })));
     await client.query(
@@ -101,73 +106,62 @@ async function writeTargets(pgUrl: string, set: DistinctSet): Promise<void> {
   }
 }
 
-/** CPU ticks of every PostgreSQL process: the postmaster with its exited children, and the live ones. */
-function postgresTicks(): number {
+/** CPU seconds of every PostgreSQL process: the postmaster with its exited children, and the live ones. */
+function postgresSeconds(): number {
   let ticks = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ppidName = (() => {
-      try {
-        const parent = readFileSync(`/proc/${fields[1]}/stat`, 'utf8');
-        return parent.slice(parent.indexOf('(') + 1, parent.lastIndexOf(')'));
-      } catch {
-        return '';
-      }
-    })();
+    const stat = procStat(entry);
+    if (stat?.name !== 'postgres') continue;
     // utime stime, and for the postmaster (no postgres parent) cutime cstime: its reaped backends
-    ticks += Number(fields[11]) + Number(fields[12]);
-    if (ppidName !== 'postgres') ticks += Number(fields[13]) + Number(fields[14]);
+    ticks += Number(stat.fields[11]) + Number(stat.fields[12]);
+    if (procStat(stat.fields[1])?.name !== 'postgres') ticks += Number(stat.fields[13]) + Number(stat.fields[14]);
   }
-  return ticks;
+  return ticks / 100;
+}
+
+/** pgbench's arguments for `script` of bench/floor: prepared statements, no vacuum, the payload variables. */
+export function pgbenchArgs(script: string, clients: number, length: ['-T' | '-t', number], pgUrl: string): string[] {
+  const args = ['-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(2, clients)), length[0], String(length[1]), '-f', path.join(ROOT, 'bench/floor', script)];
+  for (const [name, value] of Object.entries(payloadVariables())) args.push('-D', `${name}=${value}`);
+  return [...args, pgUrl];
 }
 
 /** One pgbench run of `script` for SECONDS; its rate and CPU per transaction. */
-async function pgbench(pgUrl: string, script: string, variables: Record<string, string>): Promise<FloorResult> {
-  const args = ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-f', path.join(ROOT, 'bench/floor', script)];
-  for (const [name, value] of Object.entries(variables)) args.push('-D', `${name}=${value}`);
-  args.push(pgUrl);
+async function pgbench(pgUrl: string, script: string): Promise<FloorResult> {
   const wal0 = await walBytes(pgUrl);
-  const ticks0 = postgresTicks();
-  const child = run('pgbench', args, { maxBuffer: 1 << 22 });
+  const postgres0 = postgresSeconds();
+  const child = run('pgbench', pgbenchArgs(script, CLIENTS, ['-T', SECONDS], pgUrl), { maxBuffer: 1 << 22 });
   const pid = child.child.pid!;
-  let clientTicks = 0;
+  let clientSeconds = 0;
   // pgbench's own CPU, read just before it exits (sampled: it is gone by the time it answers)
-  const sampler = setInterval(() => {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      clientTicks = Number(f[11]) + Number(f[12]);
-    } catch {
-      // exited
-    }
-  }, 200);
+  const sampler = setInterval(() => (clientSeconds = Math.max(clientSeconds, cpuOf(pid))), 200);
   const { stdout } = await child.finally(() => clearInterval(sampler));
   await new Promise((resolve) => setTimeout(resolve, 300)); // the postmaster reaps the backends
-  const ticks1 = postgresTicks();
+  const postgres1 = postgresSeconds();
   const wal1 = await walBytes(pgUrl);
   const transactions = Number(/actually processed: (\d+)/.exec(stdout)?.[1] ?? 0);
   const failed = Number(/failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
   const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
-  const per = (ticks: number) => (transactions > 0 ? Math.round(((ticks * 10) / transactions) * 1000) / 1000 : NaN);
-  return { perSecond: Math.round(tps), transactions, failed, postgres_cpu_ms_per_op: per(ticks1 - ticks0), client_cpu_ms_per_op: per(clientTicks), wal_bytes_per_op: transactions > 0 ? Math.round((wal1 - wal0) / transactions) : NaN };
+  const per = (amount: number, places: number) => (transactions > 0 ? round(amount / transactions, places) : NaN);
+  return {
+    perSecond: Math.round(tps),
+    transactions,
+    failed,
+    postgres_cpu_ms_per_op: per((postgres1 - postgres0) * 1000, 3),
+    client_cpu_ms_per_op: per(clientSeconds * 1000, 3),
+    wal_bytes_per_op: per(wal1 - wal0, 0),
+  };
 }
 
 /** The create script and the INSERT script in turn (create, insert, create, insert); the faster run of each. */
 export async function floorRun(pgUrl: string, set: DistinctSet) {
   await writeTargets(pgUrl, set);
-  const variables = payloadVariables();
   const creates: FloorResult[] = [];
   const inserts: FloorResult[] = [];
   for (let round = 0; round < 2; round++) {
-    creates.push(await pgbench(pgUrl, 'create.sql', variables));
-    inserts.push(await pgbench(pgUrl, 'insert.sql', variables));
+    creates.push(await pgbench(pgUrl, 'create.sql'));
+    inserts.push(await pgbench(pgUrl, 'insert.sql'));
   }
   const best = (list: FloorResult[]) => list.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
   return { create: best(creates), insert: best(inserts), creates, inserts };

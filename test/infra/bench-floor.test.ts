@@ -1,9 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payloadVariables } from '../../bench/scenarios/floor.js';
+import { pgbenchArgs, TARGETS_TABLE } from '../../bench/scenarios/floor.js';
 import { bookingBody, integrationWithVilla, postBooking } from '../bookings/fixtures.js';
 import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
 
@@ -44,7 +43,7 @@ describe.skipIf(!databaseUrl || !hasPgbench)('the bench floor script', () => {
     const service = await integrationWithVilla(ctx, 20);
     const floor = await integrationWithVilla(ctx, 20);
     // client 0 of pgbench books among slots 0–7: all of them the floor's property here
-    await sql`create table bench_floor_targets (slot int primary key, integration_id int not null, property_id int not null, external_id text not null, unit_ids int[] not null)`.execute(ctx.deps.db);
+    await sql.raw(TARGETS_TABLE).execute(ctx.deps.db);
     await sql`
       insert into bench_floor_targets
       select s, ${floor.integ.id}, ${floor.villa.id}, ${floor.villa.externalId}, ${sql.val(floor.villa.unitIds)}::int[] from generate_series(0, 7) s
@@ -57,9 +56,7 @@ describe.skipIf(!databaseUrl || !hasPgbench)('the bench floor script', () => {
 
     const url = new URL(databaseUrl!);
     url.searchParams.set('options', `-csearch_path=${ctx.schema}`);
-    const args = ['-n', '-M', 'prepared', '-c', '1', '-t', '1', '-f', path.resolve('bench/floor/create.sql')];
-    for (const [name, value] of Object.entries(payloadVariables())) args.push('-D', `${name}=${value}`);
-    const { stdout } = await run('pgbench', [...args, url.toString()]);
+    const { stdout } = await run('pgbench', pgbenchArgs('create.sql', 1, ['-t', 1], url.toString()));
     expect(stdout).toMatch(/actually processed: 1\/1/);
     expect(stdout).toMatch(/failed transactions: 0 /);
     const afterFloor = await rowCounts();

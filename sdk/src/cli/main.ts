@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, parseFlags } from './args.js';
 import { runMirror } from './mirror.js';
 
 const USAGE = `usage: doorloom-partner mirror --base-url URL --api-key KEY --webhook-secret SECRET --listen HOST:PORT --store DIR [--poll-ms MS]
 
   --webhook-secret may be given twice during a secret rotation (both verify).
   --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).`;
-
-class ConfigurationError extends Error {}
 
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
@@ -16,42 +15,23 @@ function parse(argv: string[]) {
     process.exit(0);
   }
   if (command !== 'mirror') throw new ConfigurationError(command ? `unknown command "${command}"` : 'a command is required (mirror)');
-  let values;
-  try {
-    ({ values } = parseArgs({
+  const { values } = parseFlags(() =>
+    parseArgs({
       args: rest,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'webhook-secret': { type: 'string', multiple: true },
-        listen: { type: 'string' },
-        store: { type: 'string' },
-        'poll-ms': { type: 'string' },
-      },
+      options: { ...CREDENTIAL_OPTIONS, listen: { type: 'string' }, store: { type: 'string' }, 'poll-ms': { type: 'string' } },
       strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new ConfigurationError((error as Error).message);
-  }
-  const missing = ['base-url', 'api-key', 'webhook-secret', 'listen', 'store'].filter((k) => !values[k as keyof typeof values]);
+    }),
+  );
+  const creds = credentials(values);
+  const missing = ['listen', 'store'].filter((k) => !values[k as keyof typeof values]);
   if (missing.length > 0) throw new ConfigurationError(`missing ${missing.map((m) => `--${m}`).join(', ')}`);
-  let baseUrl: URL;
-  try {
-    baseUrl = new URL(values['base-url']!);
-  } catch {
-    throw new ConfigurationError(`--base-url is not a URL: ${values['base-url']}`);
-  }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new ConfigurationError('--base-url must be http or https');
   const listen = /^(.+):(\d{1,5})$/.exec(values.listen!);
   const port = listen ? Number(listen[2]) : NaN;
   if (!listen || port > 65_535) throw new ConfigurationError(`--listen must be HOST:PORT, got "${values.listen}"`);
   const pollMs = values['poll-ms'] === undefined ? 2000 : Number(values['poll-ms']);
   if (!Number.isInteger(pollMs) || pollMs < 0) throw new ConfigurationError('--poll-ms must be a whole number of milliseconds (0 turns polling off)');
   return {
-    baseUrl: baseUrl.toString(),
-    apiKey: values['api-key']!,
-    webhookSecrets: values['webhook-secret']!,
+    ...creds,
     host: listen[1].replace(/^\[(.*)\]$/, '$1'),
     port,
     storeDir: values.store!,

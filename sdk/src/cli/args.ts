@@ -1,0 +1,72 @@
+import type { ParseArgsConfig } from 'node:util';
+
+/** A command-line or environment mistake: printed as one line, exit code 2. */
+export class ConfigurationError extends Error {}
+
+/** The flags every command that talks to the service takes, each also read from the environment. */
+export const CREDENTIAL_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  'webhook-secret': { type: 'string', multiple: true },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Where each credential flag falls back to when it is not given. */
+export const CREDENTIAL_ENV = {
+  'base-url': 'DOORLOOM_URL',
+  'api-key': 'DOORLOOM_API_KEY',
+  'webhook-secret': 'DOORLOOM_WEBHOOK_SECRET',
+} as const;
+
+/** Runs a `parseArgs` call, turning its errors (unknown flag, missing value) into ConfigurationErrors. */
+export function parseFlags<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message);
+  }
+}
+
+/** A flag's value, or else the environment variable's; secrets belong in the environment, where `ps` cannot show them. */
+export function flagOrEnv(value: string | undefined, envName: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (value !== undefined && value !== '') return value;
+  const fromEnv = env[envName];
+  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+}
+
+export interface Credentials {
+  baseUrl: string;
+  apiKey: string;
+  /** Every live webhook secret (two during a rotation: the flag given twice, or the variable's values separated by commas). */
+  webhookSecrets: string[];
+}
+
+/**
+ * The base URL, API key and webhook secrets from flags or the environment. `need` names those the
+ * command cannot run without.
+ */
+export function credentials(
+  values: { 'base-url'?: string; 'api-key'?: string; 'webhook-secret'?: string[] },
+  need: ReadonlyArray<keyof typeof CREDENTIAL_ENV> = ['base-url', 'api-key', 'webhook-secret'],
+  env: NodeJS.ProcessEnv = process.env,
+): Credentials {
+  const baseUrl = flagOrEnv(values['base-url'], CREDENTIAL_ENV['base-url'], env);
+  const apiKey = flagOrEnv(values['api-key'], CREDENTIAL_ENV['api-key'], env);
+  const secrets = values['webhook-secret']?.length
+    ? values['webhook-secret']
+    : (flagOrEnv(undefined, CREDENTIAL_ENV['webhook-secret'], env)?.split(',').map((s) => s.trim()).filter(Boolean) ?? []);
+  const present = { 'base-url': baseUrl, 'api-key': apiKey, 'webhook-secret': secrets.length > 0 ? 'yes' : undefined };
+  const missing = need.filter((name) => !present[name]);
+  if (missing.length > 0) throw new ConfigurationError(`missing ${missing.map((m) => `--${m} (or ${CREDENTIAL_ENV[m]})`).join(', ')}`);
+  let url = '';
+  if (baseUrl !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(baseUrl);
+    } catch {
+      throw new ConfigurationError(`--base-url is not a URL: ${baseUrl}`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigurationError('--base-url must be http or https');
+    url = parsed.toString();
+  }
+  return { baseUrl: url, apiKey: apiKey ?? '', webhookSecrets: secrets };
+}

@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, parseFlags } from './args.js';
+import { certifyCommand } from './certify.js';
 import { runMirror } from './mirror.js';
 
 const USAGE = `usage: doorloom-partner mirror --base-url URL --api-key KEY --webhook-secret SECRET --listen HOST:PORT --store DIR [--poll-ms MS]
 
   --webhook-secret may be given twice during a secret rotation (both verify).
-  --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).`;
+  --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).
+
+       doorloom-partner certify --receiver URL [--webhook-secret SECRET] [--scheme stripe|standard|both] [--timeout S] [--state-url URL] [--json]
+  (doorloom-partner certify --help for more)`;
 
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
@@ -40,6 +44,7 @@ function parse(argv: string[]) {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'certify') return void (process.exitCode = await certifyCommand(process.argv.slice(3)));
   let options;
   try {
     options = parse(process.argv.slice(2));

@@ -1,0 +1,122 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
+import { startService, until, type Service } from './sync-helpers.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The mirror's read API may ask for a token; both processes get the same one. */
+const READ_TOKEN = 'certify-read-token';
+
+let ctx: TestContext;
+let service: Service;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ RATE_LIMITS: 'off' });
+  service = await startService(ctx);
+});
+afterAll(async () => {
+  await service.stop();
+  await ctx.close();
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `doorloom-partner …` from source through tsx's loader. */
+function cli(args: string[]): { child: ChildProcess; exited: Promise<number | null>; stdout: () => string; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'sdk/src/cli/main.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let output = '';
+  child.stdout!.on('data', (c) => ((stdout += c), (output += c)));
+  child.stderr!.on('data', (c) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  return { child, exited, stdout: () => stdout, output: () => output };
+}
+
+async function appliedThrough(url: string): Promise<number | null> {
+  try {
+    const res = await fetch(`${url}/mirror/status`, { headers: { Authorization: `Bearer ${READ_TOKEN}` } });
+    return res.ok ? ((await res.json()) as { applied_through: number }).applied_through : null;
+  } catch {
+    return null;
+  }
+}
+
+const lastSequence = async (integration: TestIntegration) => (await ctx.api(integration.apiKey, 'GET', '/me')).json().data.webhook.last_sequence as number;
+
+async function createProperty(integration: TestIntegration, externalId: string) {
+  const res = await ctx.api(
+    integration.apiKey,
+    'POST',
+    '/properties',
+    {
+      external_id: externalId,
+      name: `Certify Villa ${externalId}`,
+      description: 'For the certify test.',
+      address: { address_line_1: '1 Certify Road', city: 'Panaji', state: 'Goa', pin_code: '403001' },
+      space: { bedrooms: 2, washrooms: 1 },
+      occupancy: { max_guests: 4 },
+      pricing: { weekday: { base_price: 5000 }, weekend: { base_price: 7000 } },
+      units: [{ name: 'Room 1', external_id: `${externalId}-U1` }],
+    },
+    { 'idempotency-key': `certify-${externalId}` },
+  );
+  if (res.statusCode !== 201) throw new Error(`create: ${res.statusCode} ${res.body}`);
+}
+
+it("the SDK's own mirror (the real CLI, in sync with a real service) passes every certify check, and stays in sync after", async () => {
+  const integration = await ctx.createIntegration({ horizon_days: 40 });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-certify-'));
+  const mirror = cli([
+    'mirror',
+    '--base-url', service.baseUrl,
+    '--api-key', integration.apiKey,
+    '--webhook-secret', integration.webhookSecret,
+    '--listen', `127.0.0.1:${port}`,
+    '--store', dir,
+    '--poll-ms', '500',
+  ]);
+  try {
+    await until(async () => (await appliedThrough(url)) !== null, 30_000, `the mirror to listen: ${mirror.output()}`);
+    expect((await ctx.staff('PATCH', `/integrations/${integration.id}`, { webhook: { url: `${url}/webhooks` } })).statusCode).toBe(200);
+    await createProperty(integration, 'CERT-1');
+    await until(async () => (await appliedThrough(url)) === (await lastSequence(integration)), 60_000, 'the mirror to catch up');
+
+    const certify = cli(['certify', '--receiver', `${url}/webhooks`, '--webhook-secret', integration.webhookSecret, '--state-url', url, '--json']);
+    expect(await certify.exited).toBe(0);
+    const report = JSON.parse(certify.stdout()) as { passed: boolean; checks: Array<{ name: string; passed: boolean }> };
+    expect(report.checks.filter((c) => !c.passed)).toEqual([]);
+    expect(report.passed).toBe(true);
+    expect(report.checks.map((c) => c.name)).toContain('sequence-rule');
+    expect(report.checks).toHaveLength(14);
+
+    // the fictional events did not get in the way of the real ones
+    await createProperty(integration, 'CERT-2');
+    await until(async () => (await appliedThrough(url)) === (await lastSequence(integration)), 60_000, `the mirror to apply the next real events: ${mirror.output()}`);
+  } catch (error) {
+    console.error(mirror.output());
+    throw error;
+  } finally {
+    mirror.child.kill('SIGKILL');
+    await mirror.exited;
+    await rm(dir, { recursive: true, force: true });
+  }
+});

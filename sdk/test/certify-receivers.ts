@@ -11,7 +11,8 @@ export type Flaw =
   | 'slow'
   | 'small-body-limit'
   | 'last-write-wins'
-  | 'stripe-only';
+  | 'stripe-only'
+  | 're-serialises';
 
 const KNOWN = ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed', 'booking.changed'];
 
@@ -30,7 +31,9 @@ export async function startTestReceiver(secret: string, flaw: Flaw | null = null
   };
   const fresh = (t: string) => flaw === 'ignores-timestamps' || Math.abs(Math.floor(Date.now() / 1000) - Number(t)) <= 300;
 
-  function genuine(headers: http.IncomingHttpHeaders, body: Buffer): boolean {
+  function genuine(headers: http.IncomingHttpHeaders, raw: Buffer): boolean {
+    // the classic mistake: verifying what a JSON body parser hands over, not the bytes received
+    const body = flaw === 're-serialises' ? Buffer.from(JSON.stringify(JSON.parse(raw.toString('utf8')))) : raw;
     const service = headers['x-service-signature'];
     if (typeof service === 'string') {
       const parts = service.split(',').map((p) => p.split('='));

@@ -106,7 +106,7 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
     expect(report.checks.filter((c) => !c.passed)).toEqual([]);
     expect(report.passed).toBe(true);
     expect(report.checks.map((c) => c.name)).toContain('sequence-rule');
-    expect(report.checks).toHaveLength(14);
+    expect(report.checks).toHaveLength(15);
 
     // the fictional events did not get in the way of the real ones
     await createProperty(integration, 'CERT-2');

@@ -287,7 +287,6 @@ function schemeWords(scheme: CertifyScheme): string {
 export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const { receiver, secret, scheme, timeoutMs } = options;
   const nowMs = Date.now();
-  const now = Math.floor(nowMs / 1000);
   const scenario = new Scenario(nowMs);
   const wrongSecret = generateWebhookSecret();
   const checks: CheckResult[] = [];
@@ -301,11 +300,11 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   async function send(
     name: string,
     event: FakeEvent,
-    how: { signing?: Partial<Signing>; serialize?: (event: FakeEvent) => string; tamper?: (body: string) => string; drop?: string[]; note: string },
+    how: { signing?: Partial<Signing>; skewSeconds?: number; serialize?: (event: FakeEvent) => string; tamper?: (body: string) => string; drop?: string[]; note: string },
     expect: 'accept' | 'refuse',
   ): Promise<CheckResult> {
     const signed = how.serialize ? how.serialize(event) : JSON.stringify(event);
-    const headers = deliveryHeaders(event, signed, { secrets: [secret], timestamp: Math.floor(Date.now() / 1000), scheme, ...how.signing });
+    const headers = deliveryHeaders(event, signed, { secrets: [secret], timestamp: Math.floor(Date.now() / 1000) + (how.skewSeconds ?? 0), scheme, ...how.signing });
     for (const header of how.drop ?? []) delete headers[header];
     const body = how.tamper ? how.tamper(signed) : signed;
     const answer = await post(receiver, headers, body, timeoutMs);
@@ -366,13 +365,13 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   await deliver(
     'stale-timestamp',
     scenario.event('availability.changed', villa, calendar(1), { window: true, ageSeconds: OUTSIDE_TOLERANCE_SECONDS }),
-    { signing: { timestamp: now - OUTSIDE_TOLERANCE_SECONDS }, note: `signed correctly with a timestamp ${OUTSIDE_TOLERANCE_SECONDS} s old (tolerance ${TOLERANCE_SECONDS} s)` },
+    { skewSeconds: -OUTSIDE_TOLERANCE_SECONDS, note: `signed correctly with a timestamp ${OUTSIDE_TOLERANCE_SECONDS} s old (tolerance ${TOLERANCE_SECONDS} s)` },
     'refuse',
   );
   await deliver(
     'future-timestamp',
     scenario.event('availability.changed', villa, calendar(1), { window: true }),
-    { signing: { timestamp: now + OUTSIDE_TOLERANCE_SECONDS }, note: `signed correctly with a timestamp ${OUTSIDE_TOLERANCE_SECONDS} s ahead (tolerance ${TOLERANCE_SECONDS} s)` },
+    { skewSeconds: OUTSIDE_TOLERANCE_SECONDS, note: `signed correctly with a timestamp ${OUTSIDE_TOLERANCE_SECONDS} s ahead (tolerance ${TOLERANCE_SECONDS} s)` },
     'refuse',
   );
   await deliver(

@@ -44,7 +44,10 @@ function parse(argv: string[]) {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'certify') return void (process.exitCode = await certifyCommand(process.argv.slice(3)));
+  if (process.argv[2] === 'certify') {
+    process.exitCode = await certifyCommand(process.argv.slice(3));
+    return;
+  }
   let options;
   try {
     options = parse(process.argv.slice(2));

@@ -464,7 +464,7 @@ async function sequenceRule(
   const newer = scenario.event('availability.changed', property, scenario.availability(property, () => true), { window: true, sequence: newerSequence });
   const older = scenario.event('availability.changed', property, scenario.availability(property, () => false), { window: true, sequence: olderSequence, ageSeconds: 60 });
   const sent = `property.changed seq ${setup.sequence}, then availability.changed seq ${newerSequence} (every night full), then seq ${olderSequence} (every night free) for property ${property.id}`;
-  const expected = 'the state read shows the newer event (seq ' + newerSequence + ')';
+  const expected = `the state read shows the newer event (seq ${newerSequence})`;
   const fail = (status: number | null, ms: number, error: string): CheckResult => ({ name, passed: false, evidence: { status, ms, sent, expected, error } });
 
   // These deliveries are steps of this one check.

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterEach, describe, expect, it } from 'vitest';
+import { deliveryHeaders, signingKey } from '../../src/modules/webhooks/webhooks.sign.js';
 import { certify, generateWebhookSecret, type CertifyOptions } from '../src/cli/certify-kit.js';
 import { createWebhookVerifier } from '../src/webhooks.js';
 import { startTestReceiver, type Flaw } from './certify-receivers.js';
@@ -138,6 +139,29 @@ describe('certify against receivers of its own', () => {
       // Stripe's library refuses only old timestamps; the contract's tolerance is both ways
       expect({ name, failed: failed(report) }).toEqual({ name, failed: name === 'stripe' ? ['future-timestamp'] : [] });
     }
+  });
+
+  it("sends the service's own headers, byte for byte, and its event envelope", async () => {
+    const seen: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+    const server = http.createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      seen.push({ headers: req.headers, body });
+      res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    await run({ receiver: `http://127.0.0.1:${port}/` });
+    const { headers, body } = seen[0];
+    const event = JSON.parse(body);
+    const service = deliveryHeaders({ slug: event.integration.slug, id: event.id, timestamp: Number(headers['webhook-timestamp']), body, keys: [signingKey(SECRET)] });
+    const sent = Object.fromEntries(Object.keys(service).map((name) => [name, headers[name.toLowerCase()]]));
+    expect(sent).toEqual(service);
+    // the envelope's members in the service's order (events.log's appendEvents)
+    expect(Object.keys(event)).toEqual(['id', 'type', 'sequence', 'origin', 'version', 'created_at', 'integration', 'property', 'window', 'data']);
+    expect(event).toMatchObject({ id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), version: '2026-09', created_at: expect.stringMatching(/\+05:30$/) });
+    expect(Object.keys(event.data.dates[0])).toEqual(['date', 'available_units', 'total_units', 'is_blocked', 'block_scope', 'units_cap']);
   });
 });
 

@@ -261,7 +261,8 @@ async function post(url: string, headers: Record<string, string>, body: string, 
     const ms = Math.round(performance.now() - started);
     if (controller.signal.aborted) return { status: null, ms, error: `no complete answer within ${timeoutMs / 1000} s`, timedOut: true };
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return { status: null, ms, error: cause?.code ? `${cause.code}: ${cause.message ?? ''}`.trim() : (error as Error).message, timedOut: false };
+    const reason = cause?.code ? `${cause.code}: ${cause.message ?? ''}`.trim() : (cause?.message ?? (error as Error).message);
+    return { status: null, ms, error: reason, timedOut: false };
   } finally {
     clearTimeout(timer);
   }

@@ -103,6 +103,10 @@ export async function certifyCommand(argv: string[], env: NodeJS.ProcessEnv = pr
         `Configure your receiver with it, then run again with DOORLOOM_WEBHOOK_SECRET set to it:\n${secret}\n`,
     );
   }
+  // a reader that stops early (`| head`) is not an error of the run
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   const json = flags.json;
   const report = await certify({
     receiver: flags.receiver,

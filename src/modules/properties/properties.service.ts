@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
+import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import { lockPropertyCalendar, touchCalendar } from '../calendar/calendar.sql.js';
 import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
 import { createColumns, updateColumns } from './properties.input.js';
@@ -98,14 +98,10 @@ function newUnitRows(propertyId: number, entries: CreateUnitEntry[], now: Date) 
   }));
 }
 
-/** POST /properties (the body checked by the route). */
-export async function createProperty(deps: Deps, actor: Actor, body: CreatePropertyInput): Promise<PropertyBlockView> {
-  return createChecked(deps, actor, body);
-}
-
 /**
- * Creates a property for an integration in one transaction: the property, its units, its coverage
- * and mappings, and the initial-state events (decisions §6) all commit together or not at all.
+ * POST /properties and each bulk entry (bodies checked by the route): creates a property for an
+ * integration in one transaction: the property, its units, its coverage and mappings, and the
+ * initial-state events (decisions §6) all commit together or not at all.
  */
 export async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInput): Promise<PropertyBlockView> {
   const now = deps.clock.now();

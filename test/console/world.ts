@@ -34,12 +34,18 @@ export async function chromiumPath(): Promise<string> {
 export async function launchBrowser(): Promise<Browser> {
   // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start
   // LANG: the packaged build reads LANG=C as the tag en-US@posix, which Intl.NumberFormat rejects
-  return chromium.launch({
-    executablePath: await chromiumPath(),
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    env: { ...process.env, LANG: 'en_US.UTF-8' },
-  });
+  const executablePath = await chromiumPath();
+  try {
+    return await chromium.launch({
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+      env: { ...process.env, LANG: 'en_US.UTF-8' },
+    });
+  } catch (error) {
+    // an unpacking that was cut short leaves a broken copy that is never unpacked again
+    throw new Error(`Chromium at ${executablePath} did not start; if it is the packaged one, delete it to unpack it again`, { cause: error });
+  }
 }
 
 /** A built service (not listening yet) and its staff token: the tests' context, or a runtime of its own. */

@@ -30,7 +30,7 @@
  *   pg-hooks   PostgreSQL, WORKERS=1, rate limits on, and the receiver (bench/lib/receiver.mjs):
  *              webhook delivery and bulk fan-out
  *   pg-growth  PostgreSQL, RATE_LIMITS=off: bulk-loaded logs for GET /me, typed replay, retention
- *              and the daily-partition comparison (issue 17 items 8–10, BENCH_ONLY=growth)
+ *              and the daily-partition comparison (items 8–10, BENCH_ONLY=growth)
  *   pglite-growth  the same on PGlite, stopped for each bulk load and started again on its
  *              DATA_DIR (BENCH_GROWTH_PGLITE=0 skips it)
  *   pglite     embedded PGlite, RATE_LIMITS=off: GET /me, snapshots, distinct booking creates; then
@@ -251,7 +251,7 @@ async function main() {
   const baselineServer = await startScript(path.join(ROOT, 'bench/lib/baseline-server.mjs'), { PORT: String(baselinePort) }, /listening/);
   const baselineBase = `http://127.0.0.1:${baselinePort}`;
 
-  // ---- item 1: GET /me against the bare route, measured right before AND right after it, the
+  // ---- item 5: GET /me against the bare route, measured right before AND right after it, the
   // baseline being their mean (the machine is shared: its load drifts within a minute) -------------
   const meAgainstBare = async (service: Service, engine: string, session: ProfileSession | null, pgUrl?: string) => {
     const before = await baselineMe(baselineBase);
@@ -610,7 +610,7 @@ async function main() {
     }
   }
 
-  // ---- growth (issue 17 items 8–10), bulk-loaded data sets measured through the API -------------
+  // ---- growth (items 8–10), bulk-loaded data sets measured through the API ----------------------
   if (wanted('growth')) {
     const db = await createBenchDatabase();
     const svc = await start('pg-growth', { DATABASE_URL: db, RATE_LIMITS: 'off' }, false);
@@ -660,7 +660,7 @@ async function main() {
       log(`snapshot pglite p50 ${s.ours.p50} ms`);
     }
     if (wanted('bookings', 'pglite')) {
-      // issue 17 item 2: the same distinct-unit creates on the embedded engine (this service runs
+      // item 2: the same distinct-unit creates on the embedded engine (this service runs
       // with RATE_LIMITS=off; the integrations and addresses are spread as on PostgreSQL anyway)
       const [set] = await setupDistinct(svc, 1);
       const created = await distinctRun(svc, null, set, 91, 0, null, 'POST /bookings distinct (pglite)');
@@ -672,7 +672,7 @@ async function main() {
     await svc.stop();
     pgliteMemoryRow(svc.dataDir);
   }
-  // ---- both engines: the mixed soak (issue 17 item 11) ------------------------------------------
+  // ---- both engines: the mixed soak (item 11) ---------------------------------------------------
   if (wanted('soak')) {
     const receiverPort = await freePort();
     const receiverProcess = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);
@@ -767,7 +767,7 @@ async function main() {
 }
 
 /**
- * Issue 17 item 7: where the embedded engine's memory goes. bench/lib/pglite-memory.mjs opens the
+ * Item 7: where the embedded engine's memory goes. bench/lib/pglite-memory.mjs opens the
  * stopped service's DATA_DIR in a process of its own and reports its RSS split into the JS heap and
  * what lives outside it (the WebAssembly linear memory, which holds shared_buffers and never
  * shrinks), after reading every table.

@@ -1,7 +1,7 @@
 /**
  * Takes docs/console.png: a running service (embedded database in memory, test clock) with a
  * healthy and a failing integration whose webhooks reach real loopback receivers, signed in, in
- * Chromium (CHROMIUM_PATH or /usr/bin/chromium).
+ * Chromium (CHROMIUM_PATH, /usr/bin/chromium, or the one @sparticuz/chromium ships).
  * Run: npx tsx scripts/console-screenshot.ts [list|integration] [out.png]
  */
 import pino from 'pino';

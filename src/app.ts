@@ -6,10 +6,10 @@ import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './http/auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
-import { failureBody } from './http/envelope.js';
+import { failureBody, sendError, sendFailure } from './http/envelope.js';
 import { finishOpenApi } from './http/openapi-finish.js';
 import { isDatabaseUnavailable } from './db/database.js';
-import { AppError, databaseUnavailable } from './http/errors.js';
+import { AppError, databaseUnavailable, validationFailed } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
@@ -136,7 +136,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
     } catch (error) {
       if (!isDatabaseUnavailable(error)) request.log.error({ err: error }, 'readiness check failed');
-      return reply.code(503).header('retry-after', '5').send(failureBody('NOT_READY', 'The database is not answering.'));
+      return sendFailure(reply.header('retry-after', '5'), 'NOT_READY', 'The database is not answering.');
     }
   });
 
@@ -190,12 +190,9 @@ function installErrorHandling(app: FastifyInstance): void {
     const path = request.url.split('?')[0];
     const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== request.method && known.find(m as 'GET', path));
     if (allowed.length > 0) {
-      return reply
-        .code(405)
-        .header('allow', allowed.join(', '))
-        .send(failureBody('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}.`));
+      return sendFailure(reply.header('allow', allowed.join(', ')), 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}.`);
     }
-    return reply.code(404).send(failureBody('NOT_FOUND', 'No such endpoint.'));
+    return sendFailure(reply, 'NOT_FOUND', 'No such endpoint.');
   });
 
   app.setErrorHandler(async (error: FastifyError | AppError, request, reply) => {
@@ -203,29 +200,23 @@ function installErrorHandling(app: FastifyInstance): void {
       request.log.warn({ err: error }, 'database unavailable');
       error = databaseUnavailable();
     }
-    if (error instanceof AppError) {
-      if (error.headers) reply.headers(error.headers);
-      return reply.code(error.status).send(failureBody(error.code, error.message, error.errors));
-    }
-    if (error.validation) {
-      return reply
-        .code(422)
-        .send(failureBody('VALIDATION_FAILED', 'The given data was invalid.', toFieldErrors(error.validation as never)));
-    }
+    if (error instanceof AppError) return sendError(reply, error);
+    if (error.validation) return sendError(reply, validationFailed(toFieldErrors(error.validation as never)));
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reply.code(413).send(failureBody('PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB.'));
+        return sendFailure(reply, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB.');
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply.code(415).send(failureBody('UNSUPPORTED_MEDIA_TYPE', 'Send request bodies as Content-Type: application/json.'));
+        return sendFailure(reply, 'UNSUPPORTED_MEDIA_TYPE', 'Send request bodies as Content-Type: application/json.');
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return reply.code(400).send(failureBody('INVALID_JSON', 'The request body is not valid JSON.'));
+        return sendFailure(reply, 'INVALID_JSON', 'The request body is not valid JSON.');
     }
     const status = error.statusCode ?? 500;
+    // BAD_REQUEST names any client error Fastify refuses without a code of ours, and keeps its status
     if (status >= 400 && status < 500) {
       return reply.code(status).send(failureBody('BAD_REQUEST', 'The request could not be understood.'));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send(failureBody('INTERNAL_ERROR', 'Something went wrong on our side. Retry later.'));
+    return sendFailure(reply, 'INTERNAL_ERROR', 'Something went wrong on our side. Retry later.');
   });
 }

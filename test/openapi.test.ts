@@ -8,7 +8,6 @@ import { createTestContext, type TestContext, type TestIntegration } from './hel
 import { createBody, newKey } from './properties/fixtures.js';
 import { bookingBody } from './bookings/fixtures.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 const PARTNER = '/api/integrations/v1';

@@ -1,6 +1,6 @@
 /**
  * Reading `node --cpu-prof` profiles of the service: the samples taken inside a time window (the
- * measured part of one scenario), by function (self time) and by the hot paths of issue 8
+ * measured part of one scenario), by function (self time) and by the hot paths
  * (samples whose synchronous stack runs through a module: its own cost plus what it calls).
  *
  * Profile timestamps are V8's monotonic clock in microseconds, the same clock as
@@ -42,7 +42,7 @@ export interface Window {
 const SERVICE_DIST = `${ROOT}/dist/`;
 const service = (file: string) => new RegExp(`^${SERVICE_DIST.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${file}$`);
 
-/** The hot paths named in issue 8, by the compiled module that does the work. */
+/** The hot paths (authentication, rate limits, idempotency, event append, delivery), by the compiled module that does the work. */
 export const HOT_PATHS: Array<{ name: string; files: RegExp }> = [
   { name: 'authentication lookup', files: service('http/auth\\.js') },
   { name: 'rate-limit counters', files: service('http/rate-limit\\.js') },

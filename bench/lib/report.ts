@@ -1,6 +1,6 @@
 /** The rows of the bench table and bench/results.json. */
 export interface Row {
-  /** The item of issue 8 the row answers (the table is ordered by it). */
+  /** The bench item the row answers, the table's # column (the table is ordered by it). */
   item: number;
   scenario: string;
   engine: string;

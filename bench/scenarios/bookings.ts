@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 2 (and the booking half of item 6): POST /bookings on PostgreSQL, 20 concurrent
+ * Item 1: POST /bookings on PostgreSQL, 20 concurrent
  * keep-alive clients (one connection each).
  *
  * - distinct: every request books a unit and stay no other request books. The service runs as in
@@ -185,7 +185,7 @@ export async function contendedRun(service: Service, pgUrl: string, session: Pro
 }
 
 /**
- * Issue 17 item 1's baseline: the same 20 clients posting the same booking bodies, from their own
+ * Item 1's baseline: the same 20 clients posting the same booking bodies, from their own
  * source addresses, to a bare Fastify route that runs one single-row INSERT transaction on the
  * same PostgreSQL (bench/lib/baseline-server.mjs with DATABASE_URL). CPU per insert: the baseline
  * process and its PostgreSQL backends.

@@ -1,5 +1,5 @@
 /**
- * Issue 8 items 3 and 4: webhook delivery to a local receiver (bench/lib/receiver.mjs, a process
+ * Item 4: webhook delivery to a local receiver (bench/lib/receiver.mjs, a process
  * of its own answering 200 at once), on PostgreSQL, rate limits on (setup stays under the tiers).
  *
  * Events are recorded through the API before delivery starts: each integration is created
@@ -264,7 +264,7 @@ export async function fanOut(service: Service, pgUrl: string, receiver: Receiver
 }
 
 /**
- * Issue 17 item 6: POST /sync for 100 properties × all five kinds at the 365-day horizon (about
+ * Item 6: POST /sync for 100 properties × all five kinds at the 365-day horizon (about
  * 4,100 events). One integration with a webhook to the receiver creates the 100 properties (four
  * bulk calls) and has their creation events delivered first; its URL then moves to a path of its
  * own, and the sync is timed from the request: until the sync job has recorded its last event

@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 1's ceiling: what PostgreSQL alone allows. pgbench (20 clients, 2 threads,
+ * Item 1's ceiling: what PostgreSQL alone allows. pgbench (20 clients, 2 threads,
  * prepared statements, pipelines) runs bench/floor/create.sql, a booking create's own statements
  * as the service sends them (the rate-limit counters, the idempotency claim, then the context
  * read with the property's lock, the stay's calendar, and the booking, its events and the

@@ -1,5 +1,5 @@
 /**
- * Issue 17 items 8–10: costs that must not grow with the data. Rows are bulk-loaded into the
+ * Items 8–10: costs that must not grow with the data. Rows are bulk-loaded into the
  * service's database with SQL (generate_series); every figure is taken through the API. On
  * PostgreSQL the loads run beside the service (growthRun); on PGlite with the service stopped
  * (pgliteGrowthRun).

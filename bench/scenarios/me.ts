@@ -1,4 +1,4 @@
-/** Issue 8 item 1 (and the /me half of item 6): GET /me against a bare Fastify JSON route. */
+/** Item 5: GET /me against a bare Fastify JSON route. */
 import { setupIntegration } from '../lib/api.js';
 import { load, type LoadResult } from '../lib/load.js';
 import type { Service } from '../lib/processes.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 15: events applied per second by the SDK's sync engine with its file store.
+ * Events applied per second by the SDK's sync engine with its file store.
  *
  * - webhook path: `engine.receive(event)` one event at a time, as a receiver does (the service
  *   sends one delivery at a time): one journal append and one fdatasync per event. Baseline: a

@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 3 (issue 8 item 5): the 92-night availability snapshot (and the rates and restrictions
+ * Item 3: the 92-night availability snapshot (and the rates and restrictions
  * snapshots beside it) of a 50-unit property with bookings, one
  * client, requests one after another; p50/p99. Baseline: the same client against the bare
  * Fastify route answering the same number of bytes (transfer and framework, no work).
@@ -168,7 +168,7 @@ async function measureSnapshots(
   const missedElsewhere = pgUrl ? summary(elsewhere) : null;
   const missedOtherProcess = writer ? summary(otherProcess) : null;
   const readOnWebhook = summary(afterWebhook);
-  // issue 17 item 3: the rates and restrictions snapshots of the same property and window, the same way
+  // item 3: the rates and restrictions snapshots of the same property and window, the same way
   const others: Record<string, { ours: Awaited<ReturnType<typeof sequential>>; bare: Awaited<ReturnType<typeof sequential>> }> = {};
   for (const kind of ['rates', 'restrictions']) {
     const other = `/api/integrations/v1/properties/${property.doorloom_id}/${kind}?from=${today}&to=${addDays(today, NIGHTS - 1)}`;

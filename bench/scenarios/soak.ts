@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 11: a mixed soak at about 105 requests/s for BENCH_SOAK_SECONDS (300), rate limits
+ * Item 11: a mixed soak at about 105 requests/s for BENCH_SOAK_SECONDS (300), rate limits
  * on, webhook deliveries running, against one engine. Reports how fast the storage grows (PGlite:
  * the bytes under DATA_DIR, WAL included; PostgreSQL: pg_database_size of the service's database),
  * the p99 of each 15-second window, and the 5xx count.

@@ -4,7 +4,7 @@ import { listen, subscriptions, type Subscription } from '../db/listener.js';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
 import { authenticateStaffToken } from '../modules/integrations/staff-tokens.service.js';
-import { AppError } from './errors.js';
+import { fail } from './errors.js';
 import { guardStaff } from './rate-limit.js';
 
 export interface IntegrationContext {
@@ -30,7 +30,7 @@ export function bearerToken(request: FastifyRequest): string | null {
   return BEARER.exec(header.trim())?.[1] ?? null;
 }
 
-const unauthenticated = () => new AppError(401, 'UNAUTHENTICATED', 'A valid API key is required: send Authorization: Bearer <API_KEY>.');
+const unauthenticated = () => fail('UNAUTHENTICATED', 'A valid API key is required: send Authorization: Bearer <API_KEY>.');
 
 async function isStaffToken(deps: Deps, token: string): Promise<boolean> {
   return (await authenticateStaffToken(deps, token)) !== null;
@@ -135,7 +135,7 @@ async function lookUp(deps: Deps, request: FastifyRequest, reply: FastifyReply, 
   const integration = await findIntegrationByKey(deps, token);
   if (!integration) {
     if (await isStaffToken(deps, token)) {
-      throw new AppError(403, 'NOT_INTEGRATION_TOKEN', 'This token is not an integration API key.');
+      throw fail('NOT_INTEGRATION_TOKEN', 'This token is not an integration API key.');
     }
     throw unauthenticated();
   }
@@ -144,7 +144,7 @@ async function lookUp(deps: Deps, request: FastifyRequest, reply: FastifyReply, 
 
 function admit(request: FastifyRequest, reply: FastifyReply, integration: KeyRow): void {
   if (integration.status === 'disabled') {
-    throw new AppError(403, 'INTEGRATION_DISABLED', 'This integration has been disabled.');
+    throw fail('INTEGRATION_DISABLED', 'This integration has been disabled.');
   }
   request.integration = {
     id: integration.id,
@@ -160,7 +160,7 @@ function admit(request: FastifyRequest, reply: FastifyReply, integration: KeyRow
 export function staffAuth(deps: Deps) {
   return guardStaff(deps, async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
-    if (!token) throw new AppError(401, 'UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
+    if (!token) throw fail('UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
     const staffTokenId = await authenticateStaffToken(deps, token);
     if (staffTokenId !== null) {
       request.staffTokenId = staffTokenId;
@@ -169,9 +169,9 @@ export function staffAuth(deps: Deps) {
       return;
     }
     if (await findIntegrationByKey(deps, token)) {
-      throw new AppError(403, 'NOT_STAFF_TOKEN', 'An integration API key cannot call the staff API.');
+      throw fail('NOT_STAFF_TOKEN', 'An integration API key cannot call the staff API.');
     }
-    throw new AppError(401, 'UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
+    throw fail('UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { failureBody } from './envelope.js';
-import { AppError, notFound, validationFailed } from './errors.js';
+import { failureBody, sendError, sendFailure } from './envelope.js';
+import { AppError, ERROR_STATUS, fail, notFound, validationFailed, type ErrorCode } from './errors.js';
 
 /**
  * Generic request caps, before any module sees a request. Per-field caps (units per property,
@@ -47,7 +47,7 @@ export function checkJsonShape(text: string): AppError | null {
       inString = true;
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (depth === MAX_JSON_DEPTH) {
-        return new AppError(400, 'INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+        return fail('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
       }
       depth++;
       isArray[depth] = c === OPEN_ARRAY ? 1 : 0;
@@ -58,13 +58,13 @@ export function checkJsonShape(text: string): AppError | null {
     } else if (c === COMMA) {
       values++;
       if (isArray[depth] === 1 && ++entries[depth] > MAX_ARRAY_ENTRIES) {
-        return new AppError(413, 'PAYLOAD_TOO_LARGE', `An array in the request body has more than ${MAX_ARRAY_ENTRIES} entries.`);
+        return fail('PAYLOAD_TOO_LARGE', `An array in the request body has more than ${MAX_ARRAY_ENTRIES} entries.`);
       }
     } else {
       continue;
     }
     if (values > MAX_JSON_VALUES) {
-      return new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body holds more than ${MAX_JSON_VALUES} values.`);
+      return fail('PAYLOAD_TOO_LARGE', `The request body holds more than ${MAX_JSON_VALUES} values.`);
     }
   }
   return null;
@@ -133,9 +133,9 @@ function refuseNulInParameters(request: FastifyRequest): void {
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'The request line and headers are larger than 16 KiB.'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request was not received in time.'],
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: ['HEADERS_TOO_LARGE', 'The request line and headers are larger than 16 KiB.'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['REQUEST_TIMEOUT', 'The request was not received in time.'],
 };
 
 /**
@@ -144,7 +144,8 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'BAD_REQUEST', 'The request is not well-formed HTTP.'];
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? ['BAD_REQUEST', 'The request is not well-formed HTTP.'];
+  const status = ERROR_STATUS[code];
   const body = JSON.stringify(failureBody(code, message));
   if (socket.writable) {
     socket.write(
@@ -172,20 +173,19 @@ export function frameworkErrors(
     () => answerFrameworkError(error, reply),
     (refusal: unknown) => {
       if (!(refusal instanceof AppError)) return answerFrameworkError(error, reply);
-      if (refusal.headers) reply.headers(refusal.headers);
-      void reply.code(refusal.status).send(failureBody(refusal.code, refusal.message, refusal.errors));
+      void sendError(reply, refusal);
     },
   );
 }
 
 function answerFrameworkError(error: FastifyError, reply: FastifyReply): void {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    void reply.code(414).send(failureBody('URI_TOO_LONG', 'A path segment of the request is too long.'));
+    void sendFailure(reply, 'URI_TOO_LONG', 'A path segment of the request is too long.');
     return;
   }
   if (error.code === 'FST_ERR_BAD_URL') {
-    void reply.code(400).send(failureBody('BAD_REQUEST', 'The request path is not valid (malformed percent-encoding).'));
+    void sendFailure(reply, 'BAD_REQUEST', 'The request path is not valid (malformed percent-encoding).');
     return;
   }
-  void reply.code(500).send(failureBody('INTERNAL_ERROR', 'Something went wrong on our side. Retry later.'));
+  void sendFailure(reply, 'INTERNAL_ERROR', 'Something went wrong on our side. Retry later.');
 }

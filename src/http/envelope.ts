@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { ERROR_STATUS, type AppError, type ErrorCode } from './errors.js';
 
 /** `{ success: true, message, data, ...extra }` — the contract's success envelope. */
 export function successBody(message: string, data: unknown, extra?: Record<string, unknown>) {
@@ -30,4 +31,15 @@ export function sendData(
 
 export function failureBody(code: string, message: string, errors?: Record<string, unknown>) {
   return errors === undefined ? { success: false, message, code } : { success: false, message, code, errors };
+}
+
+/** Answers `code` in the failure envelope, with the status ERROR_STATUS gives it. */
+export function sendFailure(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
+  return reply.code(ERROR_STATUS[code]).send(failureBody(code, message));
+}
+
+/** Answers a thrown AppError: its status, its extra headers, the failure envelope. */
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(error.status).send(failureBody(error.code, error.message, error.errors));
 }

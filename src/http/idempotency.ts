@@ -7,7 +7,7 @@ import type { IdempotencyKeysTable } from './http.tables.js';
 import type { Deps } from '../deps.js';
 import { randomToken } from '../lib/ids.js';
 import { JSON_TYPE } from './envelope.js';
-import { AppError } from './errors.js';
+import { fail } from './errors.js';
 
 /**
  * Idempotency of the create endpoints (decisions §8), one mechanism for all of them:
@@ -65,7 +65,7 @@ export type ClaimOutcome =
   | { kind: 'replay'; status: number; contentType: string; body: string };
 
 const inProgress = () =>
-  new AppError(409, 'IN_PROGRESS', 'A request with this Idempotency-Key is still being processed. Retry in a few seconds.');
+  fail('IN_PROGRESS', 'A request with this Idempotency-Key is still being processed. Retry in a few seconds.');
 
 /**
  * Claims `key` for this request or says how to answer instead. Every step is one statement that
@@ -119,8 +119,7 @@ export async function claimIdempotencyKey(
     }
 
     if (row.fingerprint !== input.fingerprint) {
-      throw new AppError(
-        422,
+      throw fail(
         'IDEMPOTENCY_KEY_REUSED',
         'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
       );
@@ -249,8 +248,7 @@ export function idempotent(deps: Deps) {
       const header = request.headers['idempotency-key'];
       const key = typeof header === 'string' ? header : undefined;
       if (key === undefined || !KEY_RE.test(key)) {
-        throw new AppError(
-          422,
+        throw fail(
           'IDEMPOTENCY_KEY_REQUIRED',
           'Send an Idempotency-Key header of 8 to 128 visible ASCII characters, unique per create attempt.',
         );

@@ -1,6 +1,6 @@
 /**
  * Finishes the OpenAPI document that @fastify/swagger builds from the route schemas, so that
- * clients can be generated from it (issue 15 part 1): operationIds, named component schemas
+ * clients can be generated from it: operationIds, named component schemas
  * referenced instead of inlined copies, every status and response header the service can answer,
  * optional bodies, integer path ids, a server, and the webhooks under OpenAPI 3.1 `webhooks`.
  *

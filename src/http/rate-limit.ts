@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { AppError } from './errors.js';
-import type { CounterStore } from './rate-limit.store.js';
+import { AppError, fail } from './errors.js';
 import type { IntegrationAuthHook } from './auth.js';
 
 export { createCounterStore, type CounterStore } from './rate-limit.store.js';
@@ -167,8 +166,7 @@ function setHeaders(reply: FastifyReply, usages: Usage[], resetSeconds: number):
 }
 
 function rateLimited(tier: Tier, retryAfter: number): AppError {
-  return new AppError(
-    429,
+  return fail(
     'RATE_LIMITED',
     `Too many requests: ${tier.covers} may make ${tier.limit} requests per minute. Retry after ${retryAfter} seconds.`,
     { retry_after: retryAfter },
@@ -327,8 +325,7 @@ export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
   const overall: Tier = { name: 'staff-ip', limit: deps.config.staffRateLimit, covers: 'staff API calls from one source address' };
   const failures: Tier = { name: 'staff-auth-failures', limit: deps.config.staffAuthFailureLimit, covers: 'failed staff authentications' };
   const lockedOut = (retryAfter: number) =>
-    new AppError(
-      429,
+    fail(
       'RATE_LIMITED',
       `Too many failed authentications from this address: at most ${failures.limit} a minute. Retry after ${retryAfter} seconds.`,
       { retry_after: retryAfter },

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import { validationFailed, type FieldErrors } from './errors.js';
+import { FieldErrorCollector, validationFailed, type FieldErrors } from './errors.js';
 
 /**
  * Bodies are validated strictly (a string "5" is not a number, nothing is coerced or defaulted:
@@ -14,7 +14,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface BodyValidation {
   /**
@@ -91,32 +91,22 @@ export function bodyValidation(options: BodyValidation = {}): FastifySchemaCompi
           (e) => !(e.keyword === 'required' && e.instancePath === '' && deferred.has(String(e.params.missingProperty))),
         );
       }
-      let found: FieldErrors;
+      const found = new FieldErrorCollector();
       if (batch) {
         const shape = errors.filter((e) => e.instancePath === '' || e.instancePath === `/${batch}`);
         if (shape.length > 0) return { error: validationFailed(toFieldErrors(shape)) };
-        found = {};
         (data[batch] as unknown[]).forEach((entry, i) => {
           const path = `/${batch}/${i}`;
-          mergeFieldErrors(found, toFieldErrors(errors.filter((e) => e.instancePath === path || e.instancePath.startsWith(`${path}/`))));
-          if (options.batch?.entryRules) mergeFieldErrors(found, options.batch.entryRules(entry, `${batch}.${i}`));
+          found.merge(toFieldErrors(errors.filter((e) => e.instancePath === path || e.instancePath.startsWith(`${path}/`))));
+          if (options.batch?.entryRules) found.merge(options.batch.entryRules(entry, `${batch}.${i}`));
         });
       } else {
-        found = toFieldErrors(errors);
+        found.merge(toFieldErrors(errors));
       }
-      if (options.rules) mergeFieldErrors(found, options.rules(data));
-      return Object.keys(found).length > 0 ? { error: validationFailed(found) } : true;
+      if (options.rules) found.merge(options.rules(data));
+      return found.empty ? true : { error: validationFailed(found.errors) };
     };
   };
-}
-
-/** Adds `more` to `into`, each message once per key. */
-export function mergeFieldErrors(into: FieldErrors, more: FieldErrors): FieldErrors {
-  for (const [key, messages] of Object.entries(more)) {
-    const list = (into[key] ??= []);
-    for (const m of messages) if (!list.includes(m)) list.push(m);
-  }
-  return into;
 }
 
 /**
@@ -202,7 +192,7 @@ export function toFieldErrors(allErrors: ErrorObject[], prefix = ''): FieldError
     else byPath.set(e.instancePath, [e]);
   }
   const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
-  const out: FieldErrors = {};
+  const out = new FieldErrorCollector(prefix);
   for (const error of errors) {
     let message: string;
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
@@ -221,10 +211,7 @@ export function toFieldErrors(allErrors: ErrorObject[], prefix = ''): FieldError
     } else {
       message = messageOf(error);
     }
-    const path = pathOf(error);
-    const key = prefix ? (path ? `${prefix}.${path}` : prefix) : path || 'body';
-    const list = (out[key] ??= []);
-    if (!list.includes(message)) list.push(message);
+    out.add(pathOf(error), message);
   }
-  return out;
+  return out.errors;
 }

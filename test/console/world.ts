@@ -12,18 +12,40 @@ import { createOk } from '../properties/fixtures.js';
 /** What the failing receiver answers: partner-controlled bytes the console must show as text. */
 export const HOSTILE_ANSWER = '<script>window.__pwned=1</script>';
 
-/** Debian's chromium, or CHROMIUM_PATH. Missing is a failure with the fix in its message, never a skip. */
-export function chromiumPath(): string {
-  const candidate = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  if (!existsSync(candidate)) {
-    throw new Error(`Chromium not found at ${candidate}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. The console's browser tests need a real browser.`);
+/**
+ * CHROMIUM_PATH, else the system's /usr/bin/chromium, else the build that @sparticuz/chromium
+ * ships inside its npm package (unpacked once into the temp directory), so `npm install` is all
+ * a fresh machine needs.
+ */
+export async function chromiumPath(): Promise<string> {
+  if (process.env.CHROMIUM_PATH) {
+    if (!existsSync(process.env.CHROMIUM_PATH)) throw new Error(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist`);
+    return process.env.CHROMIUM_PATH;
   }
-  return candidate;
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  // the package carries an x86-64 Linux build only
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(`No Chromium for ${process.platform}-${process.arch}: install one and set CHROMIUM_PATH. The console's browser tests need a real browser.`);
+  }
+  const { default: packaged } = await import('@sparticuz/chromium');
+  return packaged.executablePath();
 }
 
-export function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(): Promise<Browser> {
   // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  // LANG: the packaged build reads LANG=C as the tag en-US@posix, which Intl.NumberFormat rejects
+  const executablePath = await chromiumPath();
+  try {
+    return await chromium.launch({
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+      env: { ...process.env, LANG: 'en_US.UTF-8' },
+    });
+  } catch (error) {
+    // an unpacking that was cut short leaves a broken copy that is never unpacked again
+    throw new Error(`Chromium at ${executablePath} did not start; if it is the packaged one, delete it to unpack it again`, { cause: error });
+  }
 }
 
 /** A built service (not listening yet) and its staff token: the tests' context, or a runtime of its own. */

@@ -8,7 +8,6 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   /** The body parsed as JSON (webhook envelopes). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
   /** X-Service-Integration of the request. */
   integration: string;

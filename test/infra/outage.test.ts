@@ -101,6 +101,16 @@ async function backendsOf(dbName: string, admin: pg.Client): Promise<string[]> {
   return rows.map((r) => r.application_name);
 }
 
+/** The service on `scratch`, reaching PostgreSQL through a proxy the test can cut. */
+async function serviceBehindProxy(scratch: ScratchDatabase): Promise<{ proxy: CuttableProxy; service: Service }> {
+  const target = new URL(databaseUrl!);
+  const proxy = new CuttableProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+  await proxy.open();
+  const viaProxy = new URL(scratch.env.DATABASE_URL);
+  viaProxy.host = `127.0.0.1:${proxy.port}`;
+  return { proxy, service: await spawnService({ DATABASE_URL: viaProxy.toString() }) };
+}
+
 describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 }, () => {
   let scratch: ScratchDatabase;
   let admin: pg.Client;
@@ -171,12 +181,7 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 
   });
 
   it('the database cut behind a proxy: 503 DATABASE_UNAVAILABLE within seconds, /readyz 503; restored: everything recovers', async () => {
-    const target = new URL(databaseUrl!);
-    const proxy = new CuttableProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
-    await proxy.open();
-    const viaProxy = new URL(scratch.env.DATABASE_URL);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    const service = await spawnService({ DATABASE_URL: viaProxy.toString() });
+    const { proxy, service } = await serviceBehindProxy(scratch);
     const receiver = await startReceiver();
     const createProperty = (key: string, name: string) =>
       call(`${service.url}/api/integrations/v1/properties`, key, { method: 'POST', body: JSON.stringify(createBody({ name })), headers: { 'idempotency-key': `outage-${name}` } });
@@ -229,12 +234,7 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 
   });
 
   it('the database goes silent (connections open, nothing answers): 503 DATABASE_UNAVAILABLE within the time limits, then recovery', async () => {
-    const target = new URL(databaseUrl!);
-    const proxy = new CuttableProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
-    await proxy.open();
-    const viaProxy = new URL(scratch.env.DATABASE_URL);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    const service = await spawnService({ DATABASE_URL: viaProxy.toString() });
+    const { proxy, service } = await serviceBehindProxy(scratch);
     try {
       await service.ready();
       const key = await seedIntegration(service);

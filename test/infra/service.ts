@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { STAFF_TOKEN } from '../helpers/context.js';
-import { freePort, SECRETS_KEY } from '../webhooks/process.js';
+import { baseEnv, freePort } from '../webhooks/process.js';
 
 /**
  * The real service as a child process (`src/main.ts` run by Node with tsx's loader in-process, so
@@ -19,19 +18,6 @@ export interface Service {
   stderr(): string;
   ready(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-export function baseEnv(port: number): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    STAFF_TOKEN,
-    SECRETS_KEY,
-    WEBHOOK_ALLOW_INSECURE: '1',
-    LOG_LEVEL: 'warn',
-  };
 }
 
 /** Runs the service with `env` (over baseEnv; a key set to undefined is removed). `umask`: as a shell would set it. */

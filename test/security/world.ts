@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestContext, TestIntegration } from '../helpers/context.js';
-import { day, newKey, today } from '../helpers/fixtures.js';
+import { day, newKey } from '../helpers/fixtures.js';
 
 export { day, newKey, today } from '../helpers/fixtures.js';
 

@@ -48,19 +48,22 @@ export async function scratchDatabase(baseUrl: string | null): Promise<ScratchDa
   };
 }
 
-function serverEnv(db: ScratchDatabase, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+/** The environment every spawned service starts from. */
+export function baseEnv(port: number): Record<string, string> {
   return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
     HOST: '127.0.0.1',
     PORT: String(port),
     STAFF_TOKEN,
     SECRETS_KEY,
     WEBHOOK_ALLOW_INSECURE: '1',
     LOG_LEVEL: 'warn',
-    ...db.env,
-    ...extra,
   };
+}
+
+function serverEnv(db: ScratchDatabase, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...baseEnv(port), ...db.env, ...extra };
 }
 
 /** Runs `seed` against the scratch database from this process (migrating it first), then closes it. */

@@ -41,7 +41,6 @@ export interface EventEnvelope {
   created_at?: string;
   property?: PropertyRef | null;
   window?: { from: string; to: string } | null;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   data: any;
 }
 
@@ -49,7 +48,6 @@ export interface SnapshotResult {
   /** The watermark read before the payload was built. */
   sequence: number;
   window: { from: string; to: string };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   data: any;
 }
 

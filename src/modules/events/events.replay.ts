@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { eventDeliveryColumns } from '../webhooks/webhooks.sql.js';
 import { EVENT_TYPES, type EventType } from './events.log.js';
@@ -27,7 +27,7 @@ export function parseTypesFilter(raw: string | undefined): EventType[] | null {
     else unknown.push(part);
   }
   if (unknown.length > 0) {
-    throw new AppError(422, 'VALIDATION_FAILED', 'The given data was invalid.', {
+    throw fail('VALIDATION_FAILED', 'The given data was invalid.', {
       types: [`unknown event kind${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}; use ${EVENT_TYPES.join(', ')}`],
     });
   }
@@ -60,8 +60,7 @@ export async function replayEvents(deps: Deps, integrationId: number, query: { a
   const expired = oldest === null ? afterSequence < bounds.last_sequence : afterSequence < oldest - 1;
   if (expired) {
     const oldestSequence = oldest ?? bounds.last_sequence + 1;
-    throw new AppError(
-      410,
+    throw fail(
       'CURSOR_EXPIRED',
       `Events after sequence ${afterSequence} are past the 30-day retention. Rebuild from snapshots, then continue from their data.sequence.`,
       { oldest_sequence: oldestSequence },

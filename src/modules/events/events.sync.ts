@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AppError, FieldErrorCollector } from '../../http/errors.js';
+import { AppError, fail, FieldErrorCollector } from '../../http/errors.js';
 import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
 import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
@@ -36,8 +36,7 @@ function normaliseKind(value: string): EventType | null {
 }
 
 function rateLimited(retryAfter: number): AppError {
-  return new AppError(
-    429,
+  return fail(
     'RATE_LIMITED',
     `At most ${SYNC_DAILY_CALLS} sync calls a day, refusals included. Retry after ${retryAfter} seconds.`,
     { retry_after: retryAfter },
@@ -121,7 +120,7 @@ export async function requestSync(
     propertyIds.forEach((id, i) => {
       if (!covered.has(id)) missing.add(`property_ids.${i}`, `property ${id} is not covered by this integration`);
     });
-    if (!missing.empty) throw new AppError(422, 'PROPERTY_NOT_MAPPED', 'Some property ids are unknown or outside this integration’s coverage.', missing.errors);
+    if (!missing.empty) throw fail('PROPERTY_NOT_MAPPED', 'Some property ids are unknown or outside this integration’s coverage.', missing.errors);
   }
 
   const outcome = await deps.db.transaction().execute(async (trx) => {
@@ -150,8 +149,7 @@ export async function requestSync(
   });
   if ('tooSoon' in outcome) {
     const retryAfter = outcome.tooSoon;
-    throw new AppError(
-      429,
+    throw fail(
       'SYNC_TOO_SOON',
       `One full sync per 24 hours. Retry after ${retryAfter} seconds.`,
       { retry_after: retryAfter },

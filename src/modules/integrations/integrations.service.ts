@@ -2,10 +2,11 @@ import type { Selectable } from 'kysely';
 import type { IntegrationsTable } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { forgetIntegration } from '../../http/auth.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { fail, notFound, validationFailed } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
+import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
 import { webhookUrlProblem } from '../webhooks/webhooks.url.js';
 import { wakeDelivery } from '../events/events.unit.js';
@@ -161,7 +162,7 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
 
   let slug = input.slug;
   if (slug) {
-    if (await slugExists(deps.db, slug)) throw new AppError(409, 'SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
+    if (await slugExists(deps.db, slug)) throw fail('SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
   } else {
     const base = slugFromName(input.name);
     slug = base;
@@ -197,7 +198,7 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
     });
   } catch (error) {
     // two creates racing for the same derived slug
-    if ((error as { code?: string }).code === '23505') throw new AppError(409, 'SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
+    if (isUniqueViolation(error)) throw fail('SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
     throw error;
   }
   return { integration: await staffIntegrationView(deps, row.id), api_key: apiKey, webhook_secret: webhookSecret };

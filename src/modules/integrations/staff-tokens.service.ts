@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { fail, notFound } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { digestsEqual, sha256Hex } from '../../lib/secrets.js';
 import { formatTimestamp, formatTimestampOrNull } from '../../lib/time.js';
@@ -108,10 +108,10 @@ export async function revokeStaffToken(deps: Deps, id: number, revokedBy?: numbe
     const target = live.find((t) => t.id === id);
     if (!target) throw notFound('No such staff token.');
     if (configuredHash && target.token_hash === configuredHash) {
-      throw new AppError(409, 'STAFF_TOKEN_CONFIGURED', 'This token is the STAFF_TOKEN setting; change the setting and restart to replace it.');
+      throw fail('STAFF_TOKEN_CONFIGURED', 'This token is the STAFF_TOKEN setting; change the setting and restart to replace it.');
     }
     if (live.length === 1) {
-      throw new AppError(409, 'LAST_STAFF_TOKEN', 'This is the only live staff token; mint another one before revoking it.');
+      throw fail('LAST_STAFF_TOKEN', 'This is the only live staff token; mint another one before revoking it.');
     }
     return revokeStaffTokenRow(trx, id, now);
   });

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { bearerToken, staffAuth } from '../../http/auth.js';
-import { failureBody } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
+import { sendFailure } from '../../http/envelope.js';
+import { AppError, fail } from '../../http/errors.js';
 import { digestsEqual, sha256Hex } from '../../lib/secrets.js';
 
 /**
@@ -29,7 +29,7 @@ export function registerMetrics(app: FastifyInstance, deps: Deps): void {
       await staff(request, reply);
     } catch (error) {
       if (error instanceof AppError && error.status === 401) {
-        throw new AppError(401, 'UNAUTHENTICATED', 'A staff token or the METRICS_TOKEN is required: send Authorization: Bearer <token>.');
+        throw fail('UNAUTHENTICATED', 'A staff token or the METRICS_TOKEN is required: send Authorization: Bearer <token>.');
       }
       throw error;
     }
@@ -41,7 +41,7 @@ export function registerMetrics(app: FastifyInstance, deps: Deps): void {
       text = await metrics.text();
     } catch (error) {
       request.log.warn({ err: error }, 'metrics could not be gathered');
-      return reply.code(503).send(failureBody('METRICS_UNAVAILABLE', 'The metrics could not be gathered. Retry later.'));
+      return sendFailure(reply, 'METRICS_UNAVAILABLE', 'The metrics could not be gathered. Retry later.');
     }
     return reply.code(200).header('cache-control', 'no-store').type(metrics.contentType).send(text);
   });

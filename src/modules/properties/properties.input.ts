@@ -1,5 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { FieldErrors } from '../../http/errors.js';
+import { FieldErrorCollector as Errors, type FieldErrors } from '../../http/errors.js';
+import { isObject } from '../../http/validation.js';
 import { roundMoney } from '../../lib/money.js';
 import type { CreatePropertyInput, UpdatePropertyInput } from './properties.schemas.js';
 import type { PropertiesTable } from './properties.tables.js';
@@ -11,50 +12,33 @@ import type { PropertiesTable } from './properties.tables.js';
  */
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
-const join = (prefix: string, key: string) => (prefix ? (key ? `${prefix}.${key}` : prefix) : key || 'body');
-
-class Errors {
-  readonly all: FieldErrors = {};
-  constructor(private readonly prefix: string) {}
-  add(key: string, message: string): void {
-    const list = (this.all[join(this.prefix, key)] ??= []);
-    if (!list.includes(message)) list.push(message);
-  }
-  merge(errors: FieldErrors): void {
-    for (const [key, messages] of Object.entries(errors)) {
-      const list = (this.all[key] ??= []);
-      for (const m of messages) if (!list.includes(m)) list.push(m);
-    }
-  }
-}
 
 /** Rules of a create body (POST /properties, the host's create, each bulk entry). */
 export function createRules(body: unknown, prefix = ''): FieldErrors {
   const errors = new Errors(prefix);
-  if (!isObject(body)) return errors.all;
+  if (!isObject(body)) return errors.errors;
   checkOccupancy(body.occupancy, errors);
   checkUnitNames(body.units, errors);
   checkUnitAliases(body.units, errors);
-  return errors.all;
+  return errors.errors;
 }
 
 /** Rules of a PUT body. Rules that need the stored property run later (updateColumns). */
 export function updateRules(body: unknown, prefix = ''): FieldErrors {
   const errors = new Errors(prefix);
-  if (!isObject(body)) return errors.all;
+  if (!isObject(body)) return errors.errors;
   checkOccupancy(body.occupancy, errors);
   checkUnitNames(body.units, errors);
   checkUnitAliases(body.units, errors);
   checkUnitTargets(body.units, errors);
-  return errors.all;
+  return errors.errors;
 }
 
 /** Rules of a host edit (staff PATCH): the groups only; units in the body are ignored. */
 export function hostUpdateRules(body: unknown): FieldErrors {
   const errors = new Errors('');
   if (isObject(body)) checkOccupancy(body.occupancy, errors);
-  return errors.all;
+  return errors.errors;
 }
 
 function checkOccupancy(occupancy: unknown, errors: Errors): void {
@@ -115,14 +99,14 @@ export function bulkUpdateEntryRules(entry: unknown, prefix: string): FieldError
   if (isObject(entry) && entry.doorloom_id === undefined && entry.external_id === undefined) {
     errors.add('', 'must name the property by doorloom_id or external_id');
   }
-  return errors.all;
+  return errors.errors;
 }
 
 /** Bulk create across entries: the same external id (property or unit) in two entries. */
 export function bulkCreateRules(body: Obj): FieldErrors {
   const errors = new Errors('');
   checkDuplicatesBetweenItems(body.properties as unknown[], errors);
-  return errors.all;
+  return errors.errors;
 }
 
 /** Bulk update across entries: as bulk create, and the same doorloom_id in two entries. */
@@ -137,7 +121,7 @@ export function bulkUpdateRules(body: Obj): FieldErrors {
     if (first === undefined) ids.set(item.doorloom_id as number, i);
     else errors.add(`properties.${i}.doorloom_id`, `is the same as properties.${first}.doorloom_id`);
   });
-  return errors.all;
+  return errors.errors;
 }
 
 /** The same property external id, or the same unit external id, in two items of one batch. */
@@ -256,7 +240,7 @@ export interface ColumnChange {
   /** A price column changed value (rates.changed). */
   pricesChanged: boolean;
   /** Field errors that need the stored values (max_guests against a stored min_guests). */
-  errors: FieldErrors;
+  errors: Errors;
 }
 
 type Groups = Omit<UpdatePropertyInput, 'external_id' | 'units'>;
@@ -264,7 +248,7 @@ type Groups = Omit<UpdatePropertyInput, 'external_id' | 'units'>;
 /** The columns a partial body changes: a present group is applied, an absent one untouched. */
 export function updateColumns(input: Groups, current: PropertyRow): ColumnChange {
   const set: PropertyColumns = {};
-  const errors: FieldErrors = {};
+  const errors = new Errors();
   if (input.name !== undefined) set.name = input.name;
   if (input.property_type !== undefined) set.property_type = input.property_type;
   if (input.property_category !== undefined) set.property_category = input.property_category;
@@ -305,8 +289,8 @@ export function updateColumns(input: Groups, current: PropertyRow): ColumnChange
     const min = o.min_guests ?? current.min_guests;
     const max = o.max_guests ?? current.max_guests;
     if (max < min) {
-      if (o.max_guests !== undefined) errors['occupancy.max_guests'] = [`must not be below occupancy.min_guests (${min})`];
-      else errors['occupancy.min_guests'] = [`must not be above occupancy.max_guests (${max})`];
+      if (o.max_guests !== undefined) errors.add('occupancy.max_guests', `must not be below occupancy.min_guests (${min})`);
+      else errors.add('occupancy.min_guests', `must not be above occupancy.max_guests (${max})`);
     }
   }
 

@@ -36,7 +36,7 @@ import { bulkCreate, bulkUpdate } from './properties.bulk.js';
 import {
   archiveProperty,
   coverProperty,
-  createProperty,
+  createChecked,
   getProperty,
   hostCreateProperty,
   hostUpdateProperty,
@@ -93,7 +93,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
         response: { 201: envelope(PropertyBlock), ...errorResponses(401, 403, 409, 422, 429) },
       },
     },
-    async (request, reply) => sendData(reply, 201, 'Property created.', await createProperty(deps, actorOf(request), request.body)),
+    async (request, reply) => sendData(reply, 201, 'Property created.', await createChecked(deps, actorOf(request), request.body)),
   );
 
   api.post<{ Body: BulkCreateInput }>(

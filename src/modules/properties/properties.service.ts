@@ -1,9 +1,10 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
-import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
+import { isUniqueViolation } from '../../lib/unique-violation.js';
+import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import { lockPropertyCalendar, touchCalendar } from '../calendar/calendar.sql.js';
 import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
 import { createColumns, updateColumns } from './properties.input.js';
@@ -55,16 +56,14 @@ export interface Actor {
 }
 
 export function externalIdExists(externalId: string, holderId: number): AppError {
-  return new AppError(409, 'PROPERTY_EXTERNAL_ID_EXISTS', `external_id ${externalId} is already mapped to property ${holderId}.`, {
+  return fail('PROPERTY_EXTERNAL_ID_EXISTS', `external_id ${externalId} is already mapped to property ${holderId}.`, {
     external_id: [`is already mapped to property ${holderId}`],
     doorloom_id: holderId,
   });
 }
 
 const archivedError = () =>
-  new AppError(422, 'PROPERTY_ARCHIVED', 'This property has been archived by the host and can no longer be changed through the API.');
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505';
+  fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and can no longer be changed through the API.');
 
 /**
  * A write transaction. Pre-checks (external ids, aliases) read before writing; when a concurrent
@@ -80,10 +79,6 @@ async function writeTransaction<T>(deps: Deps, work: (trx: EventTransaction) => 
   }
 }
 
-
-function throwIfAny(errors: FieldErrors): void {
-  if (Object.keys(errors).length > 0) throw validationFailed(errors);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Create
@@ -103,14 +98,10 @@ function newUnitRows(propertyId: number, entries: CreateUnitEntry[], now: Date) 
   }));
 }
 
-/** POST /properties (the body checked by the route). */
-export async function createProperty(deps: Deps, actor: Actor, body: CreatePropertyInput): Promise<PropertyBlockView> {
-  return createChecked(deps, actor, body);
-}
-
 /**
- * Creates a property for an integration in one transaction: the property, its units, its coverage
- * and mappings, and the initial-state events (decisions §6) all commit together or not at all.
+ * POST /properties and each bulk entry (bodies checked by the route): creates a property for an
+ * integration in one transaction: the property, its units, its coverage and mappings, and the
+ * initial-state events (decisions §6) all commit together or not at all.
  */
 export async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInput): Promise<PropertyBlockView> {
   const now = deps.clock.now();
@@ -163,9 +154,9 @@ async function refuseHeldAliases(trx: Transaction<DB>, integrationId: number, un
   const sent = units.map((u, i) => [i, u.external_id] as const).filter((x): x is readonly [number, string] => typeof x[1] === 'string');
   if (sent.length === 0) return;
   const held = new Set((await selectAliasHolders(trx, integrationId, sent.map((x) => x[1]))).map((h) => h.external_id));
-  const errors: FieldErrors = {};
-  for (const [i, alias] of sent) if (held.has(alias)) errors[`units.${i}.external_id`] = ['is already mapped to another unit'];
-  throwIfAny(errors);
+  const errors = new FieldErrorCollector();
+  for (const [i, alias] of sent) if (held.has(alias)) errors.add(`units.${i}.external_id`, 'is already mapped to another unit');
+  errors.throwIfAny();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +200,7 @@ export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, in
     const before = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
     if (!before) throw notFound('No such property.');
     const { set, pricesChanged, errors } = updateColumns(input, before.row);
-    throwIfAny(errors);
+    errors.throwIfAny();
     const units = input.units ? await mergeUnits(trx, actor.integrationId, before, input.units, now) : null;
     await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', covered.id).execute();
 
@@ -357,7 +348,7 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
     if (!row) throw notFound('No such property.');
     const { units: _ignored, external_id: _mapping, ...groups } = input as UpdatePropertyInput;
     const { set, pricesChanged, errors } = updateColumns(groups, row);
-    throwIfAny(errors);
+    errors.throwIfAny();
     await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', propertyId).execute();
     return recordHostChange(deps, trx, propertyId, (target) =>
       changeDrafts(trx, propertyId, target, today, { inventory: false, retired: [], availability: false, rates: pricesChanged }),

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { notFound, resumeOfDisabled } from '../../http/errors.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { staffIntegrationView } from '../integrations/integrations.service.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
@@ -15,9 +15,7 @@ import { wakeDelivery } from '../events/events.unit.js';
 export async function resumeWebhook(deps: Deps, integrationId: number) {
   const current = await findIntegration(deps.db, integrationId);
   if (!current) throw notFound('No such integration.');
-  if (current.status === 'disabled') {
-    throw new AppError(409, 'INTEGRATION_DISABLED', 'The integration is disabled; re-enable it with PATCH status "active".');
-  }
+  if (current.status === 'disabled') throw resumeOfDisabled();
   if (await resumeDelivery(deps.db, integrationId, { at: deps.clock.now(), from: ['active', 'paused'] })) {
     deps.log.warn({ integrationId, slug: current.slug, wasPaused: current.status === 'paused' }, 'webhook delivery resumed by staff');
   }

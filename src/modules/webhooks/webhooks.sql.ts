@@ -37,15 +37,6 @@ export function loadDeliveryState(db: Q, integrationId: number) {
 }
 export type DeliveryState = NonNullable<Awaited<ReturnType<typeof loadDeliveryState>>>;
 
-/** The state GET /me and the staff view report. */
-export function selectDeliveryFigures(db: Q, integrationId: number) {
-  return db
-    .selectFrom('webhook_delivery_state')
-    .select(['undelivered', 'consecutive_failures', 'last_success_at', 'last_failure_at', 'paused_at', 'paused_reason', 'next_attempt_at'])
-    .where('integration_id', '=', integrationId)
-    .executeTakeFirst();
-}
-
 /** The failure counters, for recording a failed attempt (locked to the transaction's end). */
 export function lockFailureCounters(trx: Transaction<DB>, integrationId: number) {
   return trx

@@ -70,3 +70,42 @@ export function credentials(
   }
   return { baseUrl: url, apiKey: apiKey ?? '', webhookSecrets: secrets };
 }
+
+/** One `doorloom-partner` command: its name, its usage text (for --help) and what it runs. */
+export interface Command {
+  name: string;
+  usage: string;
+  /** Runs with the arguments after the command's name; resolves to the exit code. Throws ConfigurationError on bad input. */
+  run(argv: string[]): Promise<number>;
+}
+
+/** A timestamped line on stderr (stdout is left to a command's own output). */
+export function logLine(line: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+/**
+ * Waits for SIGINT or SIGTERM, then runs `stop` and resolves to the exit code: 0 when it stopped
+ * cleanly, 1 when it failed or took longer than 10 s.
+ */
+export function untilSignal(stop: () => Promise<void>, log: (line: string) => void = logLine): Promise<number> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log(`${signal}: stopping`);
+      const force = setTimeout(() => resolve(1), 10_000);
+      force.unref();
+      stop().then(
+        () => resolve(0),
+        (error) => {
+          log(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
+    process.on('SIGINT', () => onSignal('SIGINT'));
+  });
+}

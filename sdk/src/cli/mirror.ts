@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
 import { createDoorloomClient } from '../client/index.js';
 import { FileStore } from '../store/file.js';
 import type { WindowedKind } from '../sync/api.js';
@@ -8,6 +9,49 @@ import { isDate, toDay } from '../sync/dates.js';
 import { SyncEngine } from '../sync/engine.js';
 import { webhookHandler } from '../sync/receiver.js';
 import { createWebhookVerifier } from '../webhooks.js';
+import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, logLine, parseFlags, untilSignal, type Command } from './args.js';
+
+const USAGE = `doorloom-partner mirror --listen HOST:PORT --store DIR [--poll-ms MS] [--base-url URL] [--api-key KEY] [--webhook-secret SECRET]
+
+  Credentials come from the flags or DOORLOOM_URL, DOORLOOM_API_KEY, DOORLOOM_WEBHOOK_SECRET.
+  --webhook-secret may be given twice during a secret rotation (both verify).
+  --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).`;
+
+function parse(argv: string[]): Omit<MirrorOptions, 'log'> {
+  const { values } = parseFlags(() =>
+    parseArgs({
+      args: argv,
+      options: { ...CREDENTIAL_OPTIONS, listen: { type: 'string' }, store: { type: 'string' }, 'poll-ms': { type: 'string' } },
+      strict: true,
+    }),
+  );
+  const creds = credentials(values);
+  const missing = ['listen', 'store'].filter((k) => !values[k as keyof typeof values]);
+  if (missing.length > 0) throw new ConfigurationError(`missing ${missing.map((m) => `--${m}`).join(', ')}`);
+  const listen = /^(.+):(\d{1,5})$/.exec(values.listen!);
+  const port = listen ? Number(listen[2]) : NaN;
+  if (!listen || port > 65_535) throw new ConfigurationError(`--listen must be HOST:PORT, got "${values.listen}"`);
+  const pollMs = values['poll-ms'] === undefined ? 2000 : Number(values['poll-ms']);
+  if (!Number.isInteger(pollMs) || pollMs < 0) throw new ConfigurationError('--poll-ms must be a whole number of milliseconds (0 turns polling off)');
+  return {
+    ...creds,
+    host: listen[1].replace(/^\[(.*)\]$/, '$1'),
+    port,
+    storeDir: values.store!,
+    pollMs,
+  };
+}
+
+/** `doorloom-partner mirror`: the reference receiver and a read-only mirror, until SIGINT or SIGTERM. */
+export const mirror: Command = {
+  name: 'mirror',
+  usage: USAGE,
+  async run(argv) {
+    const options = parse(argv);
+    const running = await runMirror({ ...options, log: logLine });
+    return untilSignal(() => running.close());
+  },
+};
 
 export interface MirrorOptions {
   baseUrl: string;

@@ -17,6 +17,9 @@ export const CREDENTIAL_ENV = {
   'webhook-secret': 'DOORLOOM_WEBHOOK_SECRET',
 } as const;
 
+/** Where the mirror's read token falls back to when `--read-token` is not given. */
+export const READ_TOKEN_ENV = 'DOORLOOM_MIRROR_READ_TOKEN';
+
 /** Runs a `parseArgs` call, turning its errors (unknown flag, missing value) into ConfigurationErrors. */
 export function parseFlags<T>(parse: () => T): T {
   try {

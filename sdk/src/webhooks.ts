@@ -15,7 +15,7 @@ export type SignatureScheme = 'service' | 'standard';
 export interface WebhookVerifyOptions {
   /** Every live secret: the current one and, during a rotation, the previous one. */
   secrets: string | readonly string[];
-  /** Seconds the signature's timestamp may differ from now, either way. Default 300. */
+  /** Seconds the signature's timestamp may differ from now, either way: finite, 0 or more. Default 300. */
   toleranceSeconds?: number;
   /** The current time in ms (default Date.now). */
   now?: () => number;
@@ -57,6 +57,8 @@ export interface VerifiedSignature {
 
 const DEFAULT_TOLERANCE = 300;
 const SECRET_PREFIX = 'whsec_';
+/** A shorter HMAC key is guessable; `whsec_` alone would decode to an empty key that signs anything. */
+const MIN_KEY_BYTES = 16;
 
 interface PreparedSecret {
   service: Buffer;
@@ -97,10 +99,21 @@ export function createWebhookVerifier(options: WebhookVerifyOptions) {
   if (list.length === 0 || list.some((s) => typeof s !== 'string' || s.length === 0)) {
     throw new TypeError('webhook verification needs at least one non-empty secret');
   }
-  const secrets = list.map(prepare);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE;
-  const now = options.now ?? Date.now;
   const scheme = options.scheme ?? 'auto';
+  const secrets = list.map(prepare);
+  for (const [index, secret] of secrets.entries()) {
+    if (scheme !== 'standard' && secret.service.length < MIN_KEY_BYTES) {
+      throw new TypeError(`webhook secret ${index} is shorter than ${MIN_KEY_BYTES} bytes`);
+    }
+    if (scheme !== 'service' && secret.standard.length < MIN_KEY_BYTES) {
+      throw new TypeError(`webhook secret ${index} decodes to a key shorter than ${MIN_KEY_BYTES} bytes (expected whsec_ followed by base64)`);
+    }
+  }
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE;
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError(`toleranceSeconds must be a finite number of seconds, 0 or more (got ${String(tolerance)})`);
+  }
+  const now = options.now ?? Date.now;
 
   function fresh(timestamp: number): void {
     const skew = Math.floor(now() / 1000) - timestamp;

@@ -206,6 +206,47 @@ export function createWebhookVerifier(options: WebhookVerifyOptions) {
 
 export type SignatureVerifier = ReturnType<typeof createWebhookVerifier>;
 
+/** The User-Agent of the service's deliveries, for the API version the body is stamped with. */
+export const webhookUserAgent = (version: string) => `Doorloom-Webhooks/${version}`;
+
+export interface SignDeliveryOptions {
+  /** Every live secret, the current one first (during a rotation both sign, as the service does). */
+  secrets: string | readonly string[];
+  /** The event's id (`X-Service-Event-Id` and `webhook-id`). */
+  id: string;
+  /** The integration's slug (`X-Service-Integration`). */
+  slug: string;
+  /** The exact body bytes to send. */
+  body: string;
+  /** The API version for the User-Agent (the event's `version`). */
+  version: string;
+  /** Signing time, unix seconds (default now). */
+  timestamp?: number;
+}
+
+/**
+ * Every header of a delivery as the service writes it: both signature schemes over `body`, one
+ * signature per secret in each. A receiver that verifies the service's deliveries verifies these.
+ */
+export function signDelivery(options: SignDeliveryOptions): Record<string, string> {
+  const list = typeof options.secrets === 'string' ? [options.secrets] : [...options.secrets];
+  if (list.length === 0) throw new TypeError('signing needs at least one secret');
+  const keys = list.map(prepare);
+  const { id, body } = options;
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  return {
+    'Content-Type': 'application/json',
+    Accept: 'application/json',
+    'User-Agent': webhookUserAgent(options.version),
+    'X-Service-Integration': options.slug,
+    'X-Service-Event-Id': id,
+    'X-Service-Signature': `t=${timestamp},${keys.map((k) => `v1=${createHmac('sha256', k.service).update(`${timestamp}.`).update(body).digest('hex')}`).join(',')}`,
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': keys.map((k) => `v1,${createHmac('sha256', k.standard).update(`${id}.${timestamp}.`).update(body).digest('base64')}`).join(' '),
+  };
+}
+
 /**
  * Verifies one delivery from its raw body bytes (never a re-serialised object) and headers, and
  * returns the event. Throws WebhookVerificationError: answer 401 and do not apply it.

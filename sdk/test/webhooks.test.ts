@@ -17,6 +17,7 @@ import {
   WebhookVerificationError,
   type DoorloomEvent,
 } from '../src/index.js';
+import { signDelivery } from '../src/webhooks.js';
 
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const T = 1_800_000_000; // a fixed signing time (unix seconds)
@@ -152,6 +153,14 @@ describe('webhook verification vectors', () => {
     const headers = signed([secret], now, body, id);
     expect(reason(() => verifyWebhook(body, headers, { secrets: secret, scheme: 'standard' }))).toBe('verified');
     expect(() => new Webhook(secret).verify(body, { 'webhook-id': id, 'webhook-timestamp': String(now), 'webhook-signature': headers['webhook-signature']! })).not.toThrow();
+  });
+
+  it('signDelivery writes exactly the headers the service writes, in both schemes and with every secret', () => {
+    for (const secrets of [[current], [current, previous]]) {
+      expect(signDelivery({ secrets, id: '01JABCDEF0123456789ABCDEFG', slug: 'acme', body, version: '2026-09', timestamp: T })).toEqual(signed(secrets));
+    }
+    const headers = signDelivery({ secrets: current, id: 'evt', slug: 'acme', body, version: '2026-09' });
+    for (const scheme of ['service', 'standard'] as const) expect(createWebhookVerifier({ secrets: current, scheme }).accepts(body, headers)).toBe(true);
   });
 
   it('rejects an empty secret list', () => {

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { ConfigurationError, type Command } from './args.js';
+import { listen } from './listen.js';
 import { mirror } from './mirror.js';
 
 /** Every command, one line each. */
 const COMMANDS: Command[] = [
   mirror,
+  listen,
 ];
 
 function usage(): string {

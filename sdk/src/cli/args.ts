@@ -25,7 +25,8 @@ export function parseFlags<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new ConfigurationError((error as Error).message);
+    // parseArgs explains some mistakes over two lines; a configuration error is one
+    throw new ConfigurationError((error as Error).message.replace(/\s*\n\s*/g, ' '));
   }
 }
 

@@ -197,6 +197,47 @@ describe('doorloom-partner listen', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('waits out a 429 on GET /events for its Retry-After, then forwards what was recorded meanwhile', async () => {
+    const integration = await ctx.createIntegration({ horizon_days: 30 });
+    const receiver = await startReceiver();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-listen-'));
+    const env = { DOORLOOM_URL: service.baseUrl, DOORLOOM_API_KEY: integration.apiKey, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret };
+    const cli = startCli(['listen', '--forward-to', `${receiver.url}/listen`, '--cursor-file', path.join(dir, 'cursor.json')], env);
+    try {
+      await until(() => cli.output().includes('listening as'), 30_000, `the CLI to start: ${cli.output()}`);
+      // the service's minute window (its clock) ends in about 6 s; the replay tier is spent until then
+      const intoWindow = (ctx.deps.clock.nowMs() / 1000) % 60;
+      if (intoWindow < 54) await ctx.advanceClock(Math.floor(54 - intoWindow));
+      let retryAfter = 0;
+      for (let i = 0; i < 130 && retryAfter === 0; i++) {
+        const res = await ctx.api(integration.apiKey, 'GET', '/events?after_sequence=0&limit=1');
+        if (res.statusCode === 429) retryAfter = Number(res.headers['retry-after']);
+      }
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(8);
+      await createVilla(ctx, integration, 1);
+      const last = await lastSequence(ctx, integration.id);
+      await until(() => /429 RATE_LIMITED, retrying in \d+ ms/.test(cli.output()), 30_000, `a 429: ${cli.output()}`);
+      await receiver.waitFor((all) => all.some((r) => r.json?.sequence === last), 60_000, 'the events after the window');
+      // each wait is the Retry-After the service gave (whole seconds), not a tight loop
+      const waits = [...cli.output().matchAll(/429 RATE_LIMITED, retrying in (\d+) ms/g)].map((m) => Number(m[1]));
+      expect(waits.length).toBeLessThanOrEqual(3);
+      for (const wait of waits) {
+        expect(wait % 1000).toBe(0);
+        expect(wait).toBeGreaterThanOrEqual(1000);
+      }
+      cli.child.kill('SIGINT');
+      expect(await cli.exited).toBe(0);
+    } catch (error) {
+      console.error(cli.output());
+      throw error;
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+      await receiver.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 /** A stay `offset` days ahead, two nights. */

@@ -13,11 +13,11 @@ import {
   createWebhookVerifier,
   isKnownEvent,
   parseWebhookEvent,
+  signDelivery,
   verifyWebhook,
   WebhookVerificationError,
   type DoorloomEvent,
 } from '../src/index.js';
-import { signDelivery } from '../src/webhooks.js';
 
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const T = 1_800_000_000; // a fixed signing time (unix seconds)

@@ -137,11 +137,28 @@ describe('doorloom-partner mirror', () => {
     expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: /)]);
   });
 
-  it('refuses to start without a read token, naming the flag and the variable', async () => {
+  it('refuses to start without a read token (naming the flag and the variable), with a too short secret or on a taken port', async () => {
     const env = { DOORLOOM_URL: 'http://127.0.0.1:1', DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: 'whsec_MDEyMzQ1Njc4OWFiY2RlZg==' };
     const cli = startCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, env);
     expect(await cli.exited).toBe(2);
     expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: .*--read-token \(or DOORLOOM_MIRROR_READ_TOKEN\)/)]);
+
+    // a secret too short to be a key, and a port already taken, are the operator's to fix too
+    const weak = startCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, { ...env, DOORLOOM_WEBHOOK_SECRET: 'whsec_', DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+    expect(await weak.exited).toBe(2);
+    expect(weak.output()).toMatch(/^configuration error: --webhook-secret/);
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-cli-'));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const busy = startCli(['mirror', '--listen', `127.0.0.1:${port}`, '--store', dir], port, { ...env, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+      expect(await busy.exited).toBe(2);
+      expect(busy.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: cannot listen on .*EADDRINUSE/)]);
+    } finally {
+      taken.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('mirrors the service, survives kill -9 mid-stream on the same store, and exits 0 on SIGTERM', async () => {

@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import { createWebhookVerifier } from '../webhooks.js';
 
 /** A command-line or environment mistake: printed as one line, exit code 2. */
 export class ConfigurationError extends Error {}
@@ -73,6 +74,25 @@ export function credentials(
     url = parsed.toString();
   }
   return { baseUrl: url, apiKey: apiKey ?? '', webhookSecrets: secrets };
+}
+
+/** Refuses webhook secrets the SDK's verifier would refuse (too short a key), as a ConfigurationError. */
+export function checkWebhookSecrets(secrets: string[]): void {
+  try {
+    createWebhookVerifier({ secrets });
+  } catch (error) {
+    throw new ConfigurationError(`--webhook-secret (or ${CREDENTIAL_ENV['webhook-secret']}): ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Turns the errors of opening a listener or a local file that only the operator can fix (port in
+ * use, no permission, not a directory) into ConfigurationErrors; anything else is returned as is.
+ */
+export function asConfigurationError(error: unknown, what: string): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const operator = ['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENOENT', 'EISDIR'];
+  return code !== undefined && operator.includes(code) ? new ConfigurationError(`${what}: ${(error as Error).message}`) : error;
 }
 
 /** One `doorloom-partner` command: its name, its usage text (for --help) and what it runs. */

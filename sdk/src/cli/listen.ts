@@ -1,11 +1,11 @@
-import { open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDoorloomClient, DoorloomApiError, type DoorloomClient } from '../client/index.js';
-import { createWebhookVerifier, signDelivery } from '../webhooks.js';
-import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, logLine, parseFlags, untilSignal, type Command } from './args.js';
+import { signDelivery } from '../webhooks.js';
+import { asConfigurationError, checkWebhookSecrets, ConfigurationError, CREDENTIAL_OPTIONS, credentials, logLine, parseFlags, untilSignal, type Command } from './args.js';
 
 /** Where the cursor is kept when --cursor-file is not given (in the working directory). */
 export const DEFAULT_CURSOR_FILE = '.doorloom-listen-cursor.json';
@@ -66,11 +66,7 @@ function parse(argv: string[]): Omit<ListenOptions, 'print' | 'log'> {
     fromSequence = Number(values['from-sequence']);
     if (!/^\d+$/.test(values['from-sequence']) || !Number.isSafeInteger(fromSequence)) throw new ConfigurationError('--from-sequence must be a whole number, 0 or more');
   }
-  try {
-    createWebhookVerifier({ secrets: creds.webhookSecrets });
-  } catch (error) {
-    throw new ConfigurationError(`--webhook-secret: ${(error as Error).message}`);
-  }
+  checkWebhookSecrets(creds.webhookSecrets);
   return { ...creds, forwardTo, cursorFile: path.resolve(values['cursor-file'] || DEFAULT_CURSOR_FILE), fromSequence };
 }
 
@@ -117,7 +113,13 @@ export async function runListen(options: ListenOptions, signal: AbortSignal): Pr
     }
     let cursor = stored?.after_sequence ?? options.fromSequence ?? me.webhook.last_sequence;
     // Written before anything is forwarded, so a restart resumes here rather than at a later "now".
-    if (stored === null) await writeCursor(options.cursorFile, { integration_id: me.id, after_sequence: cursor });
+    if (stored === null) {
+      await mkdir(path.dirname(options.cursorFile), { recursive: true, mode: 0o700 })
+        .then(() => writeCursor(options.cursorFile, { integration_id: me.id, after_sequence: cursor }))
+        .catch((error: unknown) => {
+          throw asConfigurationError(error, `cannot write the cursor file ${options.cursorFile}`);
+        });
+    }
     options.log(`listening as ${me.slug}: forwarding the events after sequence ${cursor} to ${options.forwardTo.href} (cursor in ${options.cursorFile})`);
     const timeoutMs = me.webhook.timeout_seconds * 1000;
     const agent = options.forwardTo.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });

@@ -10,7 +10,7 @@ import { isDate, toDay } from '../sync/dates.js';
 import { SyncEngine } from '../sync/engine.js';
 import { webhookHandler } from '../sync/receiver.js';
 import { createWebhookVerifier } from '../webhooks.js';
-import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, flagOrEnv, logLine, parseFlags, READ_TOKEN_ENV, untilSignal, type Command } from './args.js';
+import { asConfigurationError, checkWebhookSecrets, ConfigurationError, CREDENTIAL_OPTIONS, credentials, flagOrEnv, logLine, parseFlags, READ_TOKEN_ENV, untilSignal, type Command } from './args.js';
 
 const USAGE = `doorloom-partner mirror --listen HOST:PORT --store DIR [--allowed-host HOST[:PORT]]... [--poll-ms MS]
                         [--base-url URL] [--api-key KEY] [--webhook-secret SECRET] [--read-token TOKEN]
@@ -39,6 +39,7 @@ function parse(argv: string[]): Omit<MirrorOptions, 'log'> {
     }),
   );
   const creds = credentials(values);
+  checkWebhookSecrets(creds.webhookSecrets);
   const readToken = flagOrEnv(values['read-token'], READ_TOKEN_ENV);
   const missing = ['listen', 'store'].filter((k) => !values[k as keyof typeof values]).map((m) => `--${m}`);
   if (!readToken) missing.push(`--read-token (or ${READ_TOKEN_ENV}): the mirror serves guest data only to its holder`);
@@ -68,7 +69,9 @@ export const mirror: Command = {
   usage: USAGE,
   async run(argv) {
     const options = parse(argv);
-    const running = await runMirror({ ...options, log: logLine });
+    const running = await runMirror({ ...options, log: logLine }).catch((error: unknown) => {
+      throw asConfigurationError(error, `cannot listen on ${options.host}:${options.port} or open the store ${options.storeDir}`);
+    });
     return untilSignal(() => running.close());
   },
 };

@@ -23,8 +23,8 @@ beforeAll(async () => {
   service = await startService(ctx);
 });
 afterAll(async () => {
-  await service.stop();
-  await ctx.close();
+  await service?.stop();
+  await ctx?.close();
 });
 
 interface Cli {

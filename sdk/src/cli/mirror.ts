@@ -119,7 +119,8 @@ export async function runMirror(options: MirrorOptions): Promise<RunningMirror> 
   await engine.load();
 
   const receive = webhookHandler(engine, createWebhookVerifier({ secrets: options.webhookSecrets }).accepts);
-  const server = http.createServer((req, res) => {
+  // A public listener: a client that trickles its headers or body is cut off (slowloris).
+  const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     route(req, res).catch(() => send(res, 500, failure('INTERNAL_ERROR', 'Something went wrong.')));
   });
 

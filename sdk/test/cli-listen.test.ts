@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -198,6 +199,39 @@ describe('doorloom-partner listen', () => {
     }
   });
 
+  it('loses nothing while the service cannot be reached (network drop, service restart)', async () => {
+    const integration = await ctx.createIntegration({ horizon_days: 30 });
+    const receiver = await startReceiver();
+    const link = await relay(service.baseUrl);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-listen-'));
+    const env = { DOORLOOM_URL: link.url, DOORLOOM_API_KEY: integration.apiKey, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret };
+    const cli = startCli(['listen', '--forward-to', `${receiver.url}/listen`, '--cursor-file', path.join(dir, 'cursor.json')], env);
+    try {
+      await until(() => cli.output().includes('listening as'), 30_000, `the CLI to start: ${cli.output()}`);
+      const start = await lastSequence(ctx, integration.id);
+      await link.cut();
+      const villa = await createVilla(ctx, integration, 2);
+      await book(ctx, integration, villa, dates(3));
+      const last = await lastSequence(ctx, integration.id);
+      await until(() => /reading the service failed/.test(cli.output()), 30_000, `a failed read: ${cli.output()}`);
+      expect(receiver.requests).toHaveLength(0);
+      await link.open();
+      await receiver.waitFor((all) => all.some((r) => r.json?.sequence === last), 60_000, 'the events after the drop');
+      const sequences = [...new Set(receiver.requests.map((r) => r.json.sequence as number))];
+      expect(sequences).toEqual(Array.from({ length: last - start }, (_, i) => start + 1 + i));
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited).toBe(0);
+    } catch (error) {
+      console.error(cli.output());
+      throw error;
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+      await link.cut().catch(() => {});
+      await receiver.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('waits out a 429 on GET /events for its Retry-After, then forwards what was recorded meanwhile', async () => {
     const integration = await ctx.createIntegration({ horizon_days: 30 });
     const receiver = await startReceiver();
@@ -239,6 +273,41 @@ describe('doorloom-partner listen', () => {
     }
   });
 });
+
+/** A TCP relay to the service that can be cut (every connection dropped, the port closed) and opened again on the same port. */
+async function relay(target: string): Promise<{ url: string; cut(): Promise<void>; open(): Promise<void> }> {
+  const { hostname, port: targetPort } = new URL(target);
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  let port = 0;
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(targetPort), hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => {});
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  await open();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    open,
+    cut: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server!.close(() => resolve());
+      }),
+  };
+}
 
 /** A stay `offset` days ahead, two nights. */
 function dates(offset: number): { check_in: string; check_out: string } {

@@ -15,7 +15,7 @@ export type SignatureScheme = 'service' | 'standard';
 export interface WebhookVerifyOptions {
   /** Every live secret: the current one and, during a rotation, the previous one. */
   secrets: string | readonly string[];
-  /** Seconds the signature's timestamp may differ from now, either way. Default 300. */
+  /** Seconds the signature's timestamp may differ from now, either way: finite, 0 or more. Default 300. */
   toleranceSeconds?: number;
   /** The current time in ms (default Date.now). */
   now?: () => number;
@@ -57,6 +57,8 @@ export interface VerifiedSignature {
 
 const DEFAULT_TOLERANCE = 300;
 const SECRET_PREFIX = 'whsec_';
+/** A shorter HMAC key is guessable; `whsec_` alone would decode to an empty key that signs anything. */
+const MIN_KEY_BYTES = 16;
 
 interface PreparedSecret {
   service: Buffer;
@@ -97,10 +99,21 @@ export function createWebhookVerifier(options: WebhookVerifyOptions) {
   if (list.length === 0 || list.some((s) => typeof s !== 'string' || s.length === 0)) {
     throw new TypeError('webhook verification needs at least one non-empty secret');
   }
-  const secrets = list.map(prepare);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE;
-  const now = options.now ?? Date.now;
   const scheme = options.scheme ?? 'auto';
+  const secrets = list.map(prepare);
+  for (const [index, secret] of secrets.entries()) {
+    if (scheme !== 'standard' && secret.service.length < MIN_KEY_BYTES) {
+      throw new TypeError(`webhook secret ${index} is shorter than ${MIN_KEY_BYTES} bytes`);
+    }
+    if (scheme !== 'service' && secret.standard.length < MIN_KEY_BYTES) {
+      throw new TypeError(`webhook secret ${index} decodes to a key shorter than ${MIN_KEY_BYTES} bytes (expected whsec_ followed by base64)`);
+    }
+  }
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE;
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError(`toleranceSeconds must be a finite number of seconds, 0 or more (got ${String(tolerance)})`);
+  }
+  const now = options.now ?? Date.now;
 
   function fresh(timestamp: number): void {
     const skew = Math.floor(now() / 1000) - timestamp;
@@ -192,6 +205,47 @@ export function createWebhookVerifier(options: WebhookVerifyOptions) {
 }
 
 export type SignatureVerifier = ReturnType<typeof createWebhookVerifier>;
+
+/** The User-Agent of the service's deliveries, for the API version the body is stamped with. */
+export const webhookUserAgent = (version: string) => `Doorloom-Webhooks/${version}`;
+
+export interface SignDeliveryOptions {
+  /** Every live secret, the current one first (during a rotation both sign, as the service does). */
+  secrets: string | readonly string[];
+  /** The event's id (`X-Service-Event-Id` and `webhook-id`). */
+  id: string;
+  /** The integration's slug (`X-Service-Integration`). */
+  slug: string;
+  /** The exact body bytes to send. */
+  body: string;
+  /** The API version for the User-Agent (the event's `version`). */
+  version: string;
+  /** Signing time, unix seconds (default now). */
+  timestamp?: number;
+}
+
+/**
+ * Every header of a delivery as the service writes it: both signature schemes over `body`, one
+ * signature per secret in each. A receiver that verifies the service's deliveries verifies these.
+ */
+export function signDelivery(options: SignDeliveryOptions): Record<string, string> {
+  const list = typeof options.secrets === 'string' ? [options.secrets] : [...options.secrets];
+  if (list.length === 0) throw new TypeError('signing needs at least one secret');
+  const keys = list.map(prepare);
+  const { id, body } = options;
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  return {
+    'Content-Type': 'application/json',
+    Accept: 'application/json',
+    'User-Agent': webhookUserAgent(options.version),
+    'X-Service-Integration': options.slug,
+    'X-Service-Event-Id': id,
+    'X-Service-Signature': `t=${timestamp},${keys.map((k) => `v1=${createHmac('sha256', k.service).update(`${timestamp}.`).update(body).digest('hex')}`).join(',')}`,
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': keys.map((k) => `v1,${createHmac('sha256', k.standard).update(`${id}.${timestamp}.`).update(body).digest('base64')}`).join(' '),
+  };
+}
 
 /**
  * Verifies one delivery from its raw body bytes (never a re-serialised object) and headers, and

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { addDays, differences, httpMirror, kolkataDate, startService, until, typ
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const HORIZON = 60;
+const READ_TOKEN = 'mirror-read-token-for-the-test';
 
 let ctx: TestContext;
 let service: Service;
@@ -41,11 +43,14 @@ interface Cli {
   output(): string;
 }
 
-/** `doorloom-partner mirror …` run from source through tsx's loader (the signal reaches the CLI itself). */
-function startCli(args: string[], port: number): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sdk/src/cli/main.ts', ...args], {
+/**
+ * `doorloom-partner mirror …` run from source through tsx's loader, under umask 000 (the store's
+ * modes must not depend on it); `exec` keeps the CLI the child, so signals reach it.
+ */
+function startCli(args: string[], port: number, env: Record<string, string> = {}): Cli {
+  const child = spawn('sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, '--import', 'tsx', 'sdk/src/cli/main.ts', ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -55,13 +60,29 @@ function startCli(args: string[], port: number): Cli {
   return { child, url: `http://127.0.0.1:${port}`, exited, output: () => output };
 }
 
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
 async function status(cli: Cli): Promise<{ applied_through: number; last_event_at: string | null } | null> {
   try {
-    const res = await fetch(`${cli.url}/mirror/status`);
+    const res = await fetch(`${cli.url}/mirror/status`, { headers: bearer(READ_TOKEN) });
     return res.ok ? await res.json() : null;
   } catch {
     return null;
   }
+}
+
+/** A request with a Host header of the test's choosing (fetch does not let one be set). */
+function request(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 const lastSequence = async (integration: TestIntegration) => (await ctx.api(integration.apiKey, 'GET', '/me')).json().data.webhook.last_sequence as number;
@@ -116,20 +137,39 @@ describe('doorloom-partner mirror', () => {
     expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: /)]);
   });
 
+  it('refuses to start without a read token (naming the flag and the variable), with a too short secret or on a taken port', async () => {
+    const env = { DOORLOOM_URL: 'http://127.0.0.1:1', DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: 'whsec_MDEyMzQ1Njc4OWFiY2RlZg==' };
+    const cli = startCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, env);
+    expect(await cli.exited).toBe(2);
+    expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: .*--read-token \(or DOORLOOM_MIRROR_READ_TOKEN\)/)]);
+
+    // a secret too short to be a key, and a port already taken, are the operator's to fix too
+    const weak = startCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, { ...env, DOORLOOM_WEBHOOK_SECRET: 'whsec_', DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+    expect(await weak.exited).toBe(2);
+    expect(weak.output()).toMatch(/^configuration error: --webhook-secret/);
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-cli-'));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const busy = startCli(['mirror', '--listen', `127.0.0.1:${port}`, '--store', dir], port, { ...env, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+      expect(await busy.exited).toBe(2);
+      expect(busy.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: cannot listen on .*EADDRINUSE/)]);
+    } finally {
+      taken.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('mirrors the service, survives kill -9 mid-stream on the same store, and exits 0 on SIGTERM', async () => {
     const integration = await ctx.createIntegration({ horizon_days: HORIZON });
     const port = await freePort();
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-cli-'));
-    const args = [
-      'mirror',
-      '--base-url', service.baseUrl,
-      '--api-key', integration.apiKey,
-      '--webhook-secret', integration.webhookSecret,
-      '--listen', `127.0.0.1:${port}`,
-      '--store', dir,
-      '--poll-ms', '500',
-    ];
-    let cli = startCli(args, port);
+    const parent = await mkdtemp(path.join(os.tmpdir(), 'doorloom-cli-'));
+    const dir = path.join(parent, 'store', 'mirror'); // created by the CLI, under umask 000
+    // the credentials from the environment, as the README runs it; the API key as a flag still works
+    const env = { DOORLOOM_URL: service.baseUrl, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN };
+    const args = ['mirror', '--api-key', integration.apiKey, '--listen', `127.0.0.1:${port}`, '--store', dir, '--poll-ms', '500'];
+    let cli = startCli(args, port, env);
     try {
       await until(async () => (await status(cli)) !== null, 30_000, `the CLI to listen: ${cli.output()}`);
       expect((await ctx.staff('PATCH', `/integrations/${integration.id}`, { webhook: { url: `${cli.url}/webhooks` } })).statusCode).toBe(200);
@@ -147,20 +187,51 @@ describe('doorloom-partner mirror', () => {
       expect(before).toBeNull();
       await ctx.staff('PUT', `/properties/${first.doorloom_id}/calendar`, { from: addDays(kolkataDate(ctx.deps.clock.now()), 2), to: addDays(kolkataDate(ctx.deps.clock.now()), 4), block_scope: 'everywhere' });
 
-      cli = startCli(args, port);
+      cli = startCli(args, port, env);
       await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(integration)), 60_000, `the restarted CLI to catch up: ${cli.output()}`);
       await book(integration, 'CLI-3', 12);
       await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(integration)), 30_000, 'the last booking');
       const mirrorStatus = await status(cli);
       expect(mirrorStatus).toEqual({ applied_through: await lastSequence(integration), last_event_at: expect.stringMatching(/\+05:30$/) });
-      expect(await differences(ctx, integration, httpMirror(cli.url), HORIZON)).toEqual([]);
+      expect(await differences(ctx, integration, httpMirror(cli.url, READ_TOKEN), HORIZON)).toEqual([]);
+
+      // guest data only with the read token
+      const bookings = await fetch(`${cli.url}/mirror/bookings`, { headers: bearer(READ_TOKEN) });
+      expect(bookings.status).toBe(200);
+      expect(JSON.stringify(await bookings.json())).toContain('CLI Guest');
+      for (const headers of [{}, bearer('mirror-read-token-for-the-tesT'), bearer(''), { authorization: READ_TOKEN }, { authorization: `Basic ${READ_TOKEN}` }]) {
+        const res = await fetch(`${cli.url}/mirror/bookings`, { headers });
+        expect(res.status, JSON.stringify(headers)).toBe(401);
+        const text = await res.text();
+        expect(text).not.toContain('CLI Guest');
+        expect(JSON.parse(text)).toMatchObject({ success: false, code: 'UNAUTHENTICATED' });
+      }
+      expect((await fetch(`${cli.url}/mirror/properties/${first.doorloom_id}/rates?from=2026-01-01&to=2026-01-02`)).status).toBe(401);
+
+      // another Host (DNS rebinding) gets nothing on any path, even with the token
+      for (const [pathname, method] of [['/mirror/bookings', 'GET'], ['/mirror/status', 'GET'], ['/webhooks', 'POST'], ['/elsewhere', 'GET']]) {
+        const res = await request(`${cli.url}${pathname}`, method, { host: `rebound.example:${port}`, ...bearer(READ_TOKEN) }, method === 'POST' ? '{}' : undefined);
+        expect(res.status, pathname).toBe(421);
+        expect(res.body).not.toContain('CLI Guest');
+        expect(JSON.parse(res.body)).toMatchObject({ success: false, code: 'HOST_NOT_ALLOWED' });
+      }
+      // the listen address and localhost, with or without the port, are served
+      for (const host of [`127.0.0.1:${port}`, '127.0.0.1', `localhost:${port}`, 'localhost', `LOCALHOST:${port}`]) {
+        expect((await request(`${cli.url}/mirror/status`, 'GET', { host, ...bearer(READ_TOKEN) })).status, host).toBe(200);
+      }
 
       // read-only, with the contract's envelope for bad input
-      expect((await fetch(`${cli.url}/mirror/properties`, { method: 'POST' })).status).toBe(405);
-      const bad = await fetch(`${cli.url}/mirror/properties/${first.doorloom_id}/rates?from=2026-13-01`);
+      expect((await fetch(`${cli.url}/mirror/properties`, { method: 'POST', headers: bearer(READ_TOKEN) })).status).toBe(405);
+      const bad = await fetch(`${cli.url}/mirror/properties/${first.doorloom_id}/rates?from=2026-13-01`, { headers: bearer(READ_TOKEN) });
       expect(bad.status).toBe(422);
       expect(await bad.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED', errors: { from: expect.any(Array), to: expect.any(Array) } });
-      expect((await fetch(`${cli.url}/mirror/properties/999999/rates?from=2026-01-01&to=2026-01-02`)).status).toBe(404);
+      expect((await fetch(`${cli.url}/mirror/properties/999999/rates?from=2026-01-01&to=2026-01-02`, { headers: bearer(READ_TOKEN) })).status).toBe(404);
+
+      // the store is private although the CLI ran under umask 000
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+      const files = await readdir(dir);
+      expect(files).toContain('journal.log');
+      for (const file of files) expect((await stat(path.join(dir, file))).mode & 0o777, file).toBe(0o600);
       // an unsigned delivery is refused
       const forged = await fetch(`${cli.url}/webhooks`, { method: 'POST', body: JSON.stringify({ id: 'x', type: 'booking.changed', sequence: 999999, data: {} }) });
       expect(forged.status).toBe(401);
@@ -172,7 +243,7 @@ describe('doorloom-partner mirror', () => {
       throw error;
     } finally {
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
+      await rm(parent, { recursive: true, force: true });
     }
   });
 });

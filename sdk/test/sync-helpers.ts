@@ -116,10 +116,10 @@ export interface MirrorReader {
   window(kind: 'availability' | 'rates' | 'restrictions', propertyId: number, from: string, to: string): unknown | Promise<unknown>;
 }
 
-/** The CLI's /mirror endpoints as a MirrorReader. */
-export function httpMirror(url: string): MirrorReader {
+/** The CLI's /mirror endpoints as a MirrorReader (with the mirror's read token when it has one). */
+export function httpMirror(url: string, readToken?: string): MirrorReader {
   const get = async (path: string) => {
-    const res = await fetch(`${url}${path}`);
+    const res = await fetch(`${url}${path}`, { headers: readToken ? { authorization: `Bearer ${readToken}` } : {} });
     if (res.status === 404) return null;
     if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
     return res.json();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -22,7 +22,41 @@ async function reopen(options = {}) {
   return { store, map };
 }
 
+const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
+
 describe('FileStore', () => {
+  it('tightens an existing store to a 0700 directory and 0600 files, checkpoint included', async () => {
+    const { store } = await reopen({ compactBytes: 1 });
+    await store.commit([['guest', { name: 'A Guest', mobile: '+919800000000' }]]); // compacts: state.json written
+    await store.close();
+    await chmod(dir, 0o755);
+    await chmod(path.join(dir, 'state.json'), 0o644);
+    await chmod(path.join(dir, 'journal.log'), 0o666);
+    const { store: again, map } = await reopen();
+    expect(map.get('guest')).toEqual({ name: 'A Guest', mobile: '+919800000000' });
+    expect(await modeOf(dir)).toBe(0o700);
+    expect(await modeOf(path.join(dir, 'state.json'))).toBe(0o600);
+    expect(await modeOf(path.join(dir, 'journal.log'))).toBe(0o600);
+    await again.close();
+  });
+
+  it('creates a missing store directory 0700 and leaves a shared sticky parent as it is', async () => {
+    const shared = path.join(dir, 'shared');
+    const store = new FileStore(path.join(shared, 'a', 'b'), { compactBytes: 1 });
+    await store.load();
+    await store.commit([['k', 1]]);
+    await store.close();
+    expect(await modeOf(path.join(shared, 'a', 'b'))).toBe(0o700);
+    for (const file of ['state.json', 'journal.log']) expect(await modeOf(path.join(shared, 'a', 'b', file))).toBe(0o600);
+
+    await chmod(shared, 0o1777);
+    const inShared = new FileStore(shared);
+    await inShared.load();
+    await inShared.close();
+    expect((await stat(shared)).mode & 0o7777).toBe(0o1777);
+    expect(await modeOf(path.join(shared, 'journal.log'))).toBe(0o600);
+  });
+
   it('keeps every committed batch across a reopen; null deletes', async () => {
     const { store } = await reopen();
     await store.commit([['a', 1], ['b', { x: [1, 2] }]]);

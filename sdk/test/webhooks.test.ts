@@ -13,6 +13,7 @@ import {
   createWebhookVerifier,
   isKnownEvent,
   parseWebhookEvent,
+  signDelivery,
   verifyWebhook,
   WebhookVerificationError,
   type DoorloomEvent,
@@ -154,9 +155,44 @@ describe('webhook verification vectors', () => {
     expect(() => new Webhook(secret).verify(body, { 'webhook-id': id, 'webhook-timestamp': String(now), 'webhook-signature': headers['webhook-signature']! })).not.toThrow();
   });
 
+  it('signDelivery writes exactly the headers the service writes, in both schemes and with every secret', () => {
+    for (const secrets of [[current], [current, previous]]) {
+      expect(signDelivery({ secrets, id: '01JABCDEF0123456789ABCDEFG', slug: 'acme', body, version: '2026-09', timestamp: T })).toEqual(signed(secrets));
+    }
+    const headers = signDelivery({ secrets: current, id: 'evt', slug: 'acme', body, version: '2026-09' });
+    for (const scheme of ['service', 'standard'] as const) expect(createWebhookVerifier({ secrets: current, scheme }).accepts(body, headers)).toBe(true);
+  });
+
   it('rejects an empty secret list', () => {
     expect(() => createWebhookVerifier({ secrets: [] })).toThrow(TypeError);
     expect(() => createWebhookVerifier({ secrets: '' })).toThrow(TypeError);
+  });
+
+  it('refuses a tolerance that is not a finite number of seconds, 0 or more', () => {
+    const secret = newSecret();
+    for (const toleranceSeconds of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -1, '300' as unknown as number]) {
+      expect(() => createWebhookVerifier({ secrets: secret, toleranceSeconds }), String(toleranceSeconds)).toThrow(TypeError);
+    }
+    // 0 is allowed: the signature must carry the current second
+    const zero = createWebhookVerifier({ secrets: secret, toleranceSeconds: 0, now: at(T) });
+    expect(zero.accepts(body, signed([secret], T))).toBe(true);
+    expect(zero.accepts(body, signed([secret], T - 1))).toBe(false);
+    // a stale signature stays stale whatever tolerance slipped through before
+    expect(reason(() => verifyWebhook(body, signed([secret], T - 10_000), { secrets: secret, now: at(T) }))).toBe('timestamp_out_of_tolerance');
+  });
+
+  it('refuses secrets whose keys are shorter than 16 bytes, so whsec_ alone verifies nothing', () => {
+    for (const secrets of ['whsec_', 'whsec_=', 'whsec_!!!!!!!!!!!!!!!!!!!!!!!!', `whsec_${Buffer.alloc(15, 7).toString('base64')}`, [newSecret(), 'whsec_']]) {
+      for (const scheme of ['auto', 'standard'] as const) {
+        expect(() => createWebhookVerifier({ secrets, scheme }), `${JSON.stringify(secrets)} ${scheme}`).toThrow(TypeError);
+      }
+    }
+    // in the service scheme the whole string is the key: it must be 16 bytes too
+    expect(() => createWebhookVerifier({ secrets: 'whsec_', scheme: 'service' })).toThrow(TypeError);
+    expect(() => createWebhookVerifier({ secrets: 'whsec_!!!!!!!!!!!!!!!!', scheme: 'service' })).not.toThrow();
+    // 16 decoded bytes is enough, and the service's own secrets (32 base62 characters) pass
+    expect(() => createWebhookVerifier({ secrets: `whsec_${Buffer.alloc(16, 7).toString('base64')}` })).not.toThrow();
+    expect(() => createWebhookVerifier({ secrets: `whsec_${'aZ09'.repeat(8)}` })).not.toThrow();
   });
 });
 

@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import { createWebhookVerifier } from '../webhooks.js';
 
 /** A command-line or environment mistake: printed as one line, exit code 2. */
 export class ConfigurationError extends Error {}
@@ -17,12 +18,16 @@ export const CREDENTIAL_ENV = {
   'webhook-secret': 'DOORLOOM_WEBHOOK_SECRET',
 } as const;
 
+/** Where the mirror's read token falls back to when `--read-token` is not given. */
+export const READ_TOKEN_ENV = 'DOORLOOM_MIRROR_READ_TOKEN';
+
 /** Runs a `parseArgs` call, turning its errors (unknown flag, missing value) into ConfigurationErrors. */
 export function parseFlags<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new ConfigurationError((error as Error).message);
+    // parseArgs explains some mistakes over two lines; a configuration error is one
+    throw new ConfigurationError((error as Error).message.replace(/\s*\n\s*/g, ' '));
   }
 }
 
@@ -69,4 +74,62 @@ export function credentials(
     url = parsed.toString();
   }
   return { baseUrl: url, apiKey: apiKey ?? '', webhookSecrets: secrets };
+}
+
+/** Refuses webhook secrets the SDK's verifier would refuse (too short a key), as a ConfigurationError. */
+export function checkWebhookSecrets(secrets: string[]): void {
+  try {
+    createWebhookVerifier({ secrets });
+  } catch (error) {
+    throw new ConfigurationError(`--webhook-secret (or ${CREDENTIAL_ENV['webhook-secret']}): ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Turns the errors of opening a listener or a local file that only the operator can fix (port in
+ * use, no permission, not a directory) into ConfigurationErrors; anything else is returned as is.
+ */
+export function asConfigurationError(error: unknown, what: string): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const operator = ['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENOENT', 'EISDIR'];
+  return code !== undefined && operator.includes(code) ? new ConfigurationError(`${what}: ${(error as Error).message}`) : error;
+}
+
+/** One `doorloom-partner` command: its name, its usage text (for --help) and what it runs. */
+export interface Command {
+  name: string;
+  usage: string;
+  /** Runs with the arguments after the command's name; resolves to the exit code. Throws ConfigurationError on bad input. */
+  run(argv: string[]): Promise<number>;
+}
+
+/** A timestamped line on stderr (stdout is left to a command's own output). */
+export function logLine(line: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+/**
+ * Waits for SIGINT or SIGTERM, then runs `stop` and resolves to the exit code: 0 when it stopped
+ * cleanly, 1 when it failed or took longer than 10 s.
+ */
+export function untilSignal(stop: () => Promise<void>, log: (line: string) => void = logLine): Promise<number> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log(`${signal}: stopping`);
+      const force = setTimeout(() => resolve(1), 10_000);
+      force.unref();
+      stop().then(
+        () => resolve(0),
+        (error) => {
+          log(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
+    process.on('SIGINT', () => onSignal('SIGINT'));
+  });
 }

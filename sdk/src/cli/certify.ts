@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, flagOrEnv, parseFlags } from './args.js';
-import { certify, generateWebhookSecret, type CertifyScheme, type CheckResult } from './certify-kit.js';
+import { ConfigurationError, type Command, CREDENTIAL_OPTIONS, READ_TOKEN_ENV, credentials, flagOrEnv, parseFlags } from './args.js';
+import { certify as runChecks, generateWebhookSecret, type CertifyScheme, type CheckResult } from './certify-kit.js';
 
 export const CERTIFY_USAGE = `usage: doorloom-partner certify --receiver URL [--webhook-secret SECRET] [--scheme stripe|standard|both]
                                [--timeout SECONDS] [--state-url URL [--read-token TOKEN]] [--json]
@@ -62,7 +62,7 @@ export function parseCertifyFlags(argv: string[], env: NodeJS.ProcessEnv = proce
   if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 300) throw new ConfigurationError('--timeout must be a number of seconds above 0 (at most 300)');
   // during a rotation the current secret comes first; it is the one deliveries are signed with
   const [secret] = credentials(values, [], env).webhookSecrets;
-  const readToken = flagOrEnv(values['read-token'], 'DOORLOOM_MIRROR_READ_TOKEN', env);
+  const readToken = flagOrEnv(values['read-token'], READ_TOKEN_ENV, env);
   return {
     receiver: httpUrl('receiver', values.receiver),
     secret: secret ?? null,
@@ -108,7 +108,7 @@ export async function certifyCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     if (error.code !== 'EPIPE') throw error;
   });
   const json = flags.json;
-  const report = await certify({
+  const report = await runChecks({
     receiver: flags.receiver,
     secret,
     scheme: flags.scheme,
@@ -127,3 +127,5 @@ export async function certifyCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   }
   return report.passed ? 0 : 1;
 }
+
+export const certify: Command = { name: 'certify', usage: CERTIFY_USAGE, run: (argv) => certifyCommand(argv) };

@@ -1,5 +1,7 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
 import { createDoorloomClient } from '../client/index.js';
 import { FileStore } from '../store/file.js';
 import type { WindowedKind } from '../sync/api.js';
@@ -8,6 +10,71 @@ import { isDate, toDay } from '../sync/dates.js';
 import { SyncEngine } from '../sync/engine.js';
 import { webhookHandler } from '../sync/receiver.js';
 import { createWebhookVerifier } from '../webhooks.js';
+import { asConfigurationError, checkWebhookSecrets, ConfigurationError, CREDENTIAL_OPTIONS, credentials, flagOrEnv, logLine, parseFlags, READ_TOKEN_ENV, untilSignal, type Command } from './args.js';
+
+const USAGE = `doorloom-partner mirror --listen HOST:PORT --store DIR [--allowed-host HOST[:PORT]]... [--poll-ms MS]
+                        [--base-url URL] [--api-key KEY] [--webhook-secret SECRET] [--read-token TOKEN]
+
+  Credentials come from the flags or DOORLOOM_URL, DOORLOOM_API_KEY, DOORLOOM_WEBHOOK_SECRET and
+  DOORLOOM_MIRROR_READ_TOKEN (the environment keeps them out of \`ps\`).
+  --read-token (required): /mirror/* answers only requests with "Authorization: Bearer <token>".
+  --allowed-host: a Host header to accept besides the listen address and localhost (repeatable);
+    the public name the service delivers to must be listed. Any other Host is refused with 421.
+  --webhook-secret may be given twice during a secret rotation (both verify).
+  --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).`;
+
+function parse(argv: string[]): Omit<MirrorOptions, 'log'> {
+  const { values } = parseFlags(() =>
+    parseArgs({
+      args: argv,
+      options: {
+        ...CREDENTIAL_OPTIONS,
+        listen: { type: 'string' },
+        store: { type: 'string' },
+        'poll-ms': { type: 'string' },
+        'read-token': { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+      },
+      strict: true,
+    }),
+  );
+  const creds = credentials(values);
+  checkWebhookSecrets(creds.webhookSecrets);
+  const readToken = flagOrEnv(values['read-token'], READ_TOKEN_ENV);
+  const missing = ['listen', 'store'].filter((k) => !values[k as keyof typeof values]).map((m) => `--${m}`);
+  if (!readToken) missing.push(`--read-token (or ${READ_TOKEN_ENV}): the mirror serves guest data only to its holder`);
+  if (missing.length > 0) throw new ConfigurationError(`missing ${missing.join(', ')}`);
+  const allowedHosts = (values['allowed-host'] ?? []).map((h) => h.trim().toLowerCase());
+  const badHost = allowedHosts.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h));
+  if (badHost !== undefined) throw new ConfigurationError(`--allowed-host must be HOST or HOST:PORT, got "${badHost}"`);
+  const listen = /^(.+):(\d{1,5})$/.exec(values.listen!);
+  const port = listen ? Number(listen[2]) : NaN;
+  if (!listen || port > 65_535) throw new ConfigurationError(`--listen must be HOST:PORT, got "${values.listen}"`);
+  const pollMs = values['poll-ms'] === undefined ? 2000 : Number(values['poll-ms']);
+  if (!Number.isInteger(pollMs) || pollMs < 0) throw new ConfigurationError('--poll-ms must be a whole number of milliseconds (0 turns polling off)');
+  return {
+    ...creds,
+    host: listen[1].replace(/^\[(.*)\]$/, '$1'),
+    port,
+    storeDir: values.store!,
+    pollMs,
+    readToken: readToken!,
+    allowedHosts,
+  };
+}
+
+/** `doorloom-partner mirror`: the reference receiver and a read-only mirror, until SIGINT or SIGTERM. */
+export const mirror: Command = {
+  name: 'mirror',
+  usage: USAGE,
+  async run(argv) {
+    const options = parse(argv);
+    const running = await runMirror({ ...options, log: logLine }).catch((error: unknown) => {
+      throw asConfigurationError(error, `cannot listen on ${options.host}:${options.port} or open the store ${options.storeDir}`);
+    });
+    return untilSignal(() => running.close());
+  },
+};
 
 export interface MirrorOptions {
   baseUrl: string;
@@ -19,6 +86,10 @@ export interface MirrorOptions {
   storeDir: string;
   /** Replay and booking polling interval (ms). */
   pollMs: number;
+  /** The bearer token /mirror/* requires. */
+  readToken: string;
+  /** Host headers accepted besides the listen address and localhost (`name` or `name:port`). */
+  allowedHosts?: string[];
   log: (line: string) => void;
 }
 
@@ -48,11 +119,20 @@ export async function runMirror(options: MirrorOptions): Promise<RunningMirror> 
   await engine.load();
 
   const receive = webhookHandler(engine, createWebhookVerifier({ secrets: options.webhookSecrets }).accepts);
-  const server = http.createServer((req, res) => {
+  // A public listener: a client that trickles its headers or body is cut off (slowloris).
+  const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     route(req, res).catch(() => send(res, 500, failure('INTERNAL_ERROR', 'Something went wrong.')));
   });
 
+  const tokenDigest = sha256(options.readToken);
+  let allowed = new Set<string>();
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A page on another origin that rebinds its name to this address still sends its own Host.
+    if (!allowed.has((req.headers.host ?? '').toLowerCase())) {
+      req.resume();
+      return send(res, 421, failure('HOST_NOT_ALLOWED', 'This Host is not served here.'));
+    }
     const url = new URL(req.url ?? '/', 'http://mirror');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (path === '/webhooks') {
@@ -60,6 +140,11 @@ export async function runMirror(options: MirrorOptions): Promise<RunningMirror> 
       return receive(req, res);
     }
     if (!path.startsWith('/mirror')) return send(res, 404, failure('NOT_FOUND', 'No such path.'));
+    if (!bearerMatches(req.headers.authorization, tokenDigest)) {
+      req.resume();
+      res.setHeader('www-authenticate', 'Bearer');
+      return send(res, 401, failure('UNAUTHENTICATED', 'The mirror needs its read token as Authorization: Bearer.'));
+    }
     if (req.method !== 'GET') return send(res, 405, failure('METHOD_NOT_ALLOWED', 'The mirror is read-only.'));
     if (path === '/mirror/status') return send(res, 200, engine.status());
     if (path === '/mirror/properties') return send(res, 200, engine.properties());
@@ -84,6 +169,7 @@ export async function runMirror(options: MirrorOptions): Promise<RunningMirror> 
   });
   const address = server.address() as AddressInfo;
   const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  allowed = allowedHostSet(options.host, address.port, options.allowedHosts ?? []);
   options.log(`mirror listening on ${url}`);
 
   // Cold start or restart: the service may be unreachable for a while; keep trying.
@@ -118,6 +204,40 @@ export async function runMirror(options: MirrorOptions): Promise<RunningMirror> 
   };
 }
 
+/**
+ * The Host headers served: the listen address and localhost, each with and without the port (a
+ * wildcard listen address stands for the loopback ones), and each extra name as given; an extra
+ * name without a port is also accepted with the listen port.
+ */
+export function allowedHostSet(listenHost: string, port: number, extra: readonly string[]): Set<string> {
+  const names = new Set<string>(['localhost']);
+  const host = listenHost.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (host === '0.0.0.0' || host === '::' || host === '') {
+    names.add('127.0.0.1');
+    names.add('[::1]');
+  } else {
+    names.add(host.includes(':') ? `[${host}]` : host);
+  }
+  const out = new Set<string>();
+  for (const name of names) {
+    out.add(name);
+    out.add(`${name}:${port}`);
+  }
+  for (const entry of extra) {
+    const name = entry.toLowerCase();
+    out.add(name);
+    if (!/:\d+$/.test(name)) out.add(`${name}:${port}`);
+  }
+  return out;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** Compares digests of equal length, so neither the token's length nor its bytes leak through timing. */
+function bearerMatches(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
+  return match !== null && timingSafeEqual(sha256(match[1]), expected);
+}
 
 function failure(code: string, message: string) {
   return { success: false, code, message };

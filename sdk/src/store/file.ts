@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { SyncStore } from './store.js';
 
@@ -10,6 +10,10 @@ export interface FileStoreOptions {
 
 const CHECKPOINT = 'state.json';
 const JOURNAL = 'journal.log';
+
+/** The store holds guest data: only its owner may list the directory or read the files, whatever the umask. */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
@@ -23,6 +27,9 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
  *   renamed over `state.json` (the directory fsynced too), and only then is the journal emptied.
  *   A crash between the rename and the truncation replays a journal the checkpoint already holds;
  *   a batch only sets or deletes whole keys, so replaying it in order ends in the same map.
+ * - The directory is kept 0700 and its files 0600 whatever the umask: a new directory and every
+ *   file are chmod-ed after creation, and an existing store is tightened on load (a directory
+ *   that is not the current user's own, or is shared with the sticky bit, is left as it is).
  */
 export class FileStore implements SyncStore {
   private readonly data = new Map<string, unknown>();
@@ -40,17 +47,20 @@ export class FileStore implements SyncStore {
   }
 
   async load(): Promise<Map<string, unknown>> {
-    await mkdir(this.dir, { recursive: true });
-    const checkpoint = await readFile(path.join(this.dir, CHECKPOINT), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    await privateDirectory(this.dir);
+    const checkpointPath = path.join(this.dir, CHECKPOINT);
+    const checkpoint = await readFile(checkpointPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return null;
       throw error;
     });
+    if (checkpoint !== null) await chmod(checkpointPath, FILE_MODE);
     if (checkpoint !== null) {
       for (const [key, value] of JSON.parse(checkpoint).entries as Array<[string, unknown]>) this.data.set(key, value);
     }
 
     const journalPath = path.join(this.dir, JOURNAL);
-    this.journal = await open(journalPath, 'a+');
+    this.journal = await open(journalPath, 'a+', FILE_MODE);
+    await this.journal.chmod(FILE_MODE);
     const bytes = await readFile(journalPath);
     let valid = 0;
     for (let start = 0; start < bytes.length; ) {
@@ -106,8 +116,9 @@ export class FileStore implements SyncStore {
   async compact(): Promise<void> {
     if (!this.journal) return;
     const tmp = path.join(this.dir, `${CHECKPOINT}.tmp`);
-    const file = await open(tmp, 'w');
+    const file = await open(tmp, 'w', FILE_MODE);
     try {
+      await file.chmod(FILE_MODE);
       await file.writeFile(JSON.stringify({ version: 1, entries: [...this.data] }));
       await file.sync();
     } finally {
@@ -137,6 +148,20 @@ export class FileStore implements SyncStore {
       else this.data.set(key, value);
     }
   }
+}
+
+/** Creates the directory (and missing parents) 0700, or tightens an existing one the user owns to 0700. */
+async function privateDirectory(dir: string): Promise<void> {
+  const created = await mkdir(dir, { recursive: true, mode: DIR_MODE });
+  if (created !== undefined) {
+    // mkdir's mode passes through the umask; chmod does not
+    await chmod(dir, DIR_MODE);
+    return;
+  }
+  const info = await stat(dir);
+  const own = typeof process.getuid !== 'function' || info.uid === process.getuid();
+  const sticky = (info.mode & 0o1000) !== 0;
+  if ((info.mode & 0o077) !== 0 && own && !sticky) await chmod(dir, DIR_MODE);
 }
 
 /** fsync of a directory makes a rename in it durable (no-op where directories cannot be opened). */

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import { signDelivery } from '../webhooks.js';
 
 /**
  * The receiver conformance kit behind `doorloom-partner certify`: fictional but contract-shaped
@@ -64,17 +65,7 @@ export function generateWebhookSecret(): string {
 }
 
 // -------------------------------------------------------------------------------------------------
-// Signing, as the service signs (decisions §7): the Stripe-style header keyed by the whole secret
-// string, the Standard Webhooks headers keyed by the base64 decoding of the part after `whsec_`.
-
-function serviceSignature(secret: string, timestamp: number, body: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.${body}`).digest('hex');
-}
-
-function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
-  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  return createHmac('sha256', Buffer.from(encoded, 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64');
-}
+// Signing: exactly the service's headers (signDelivery), less the scheme the receiver does not claim.
 
 interface Signing {
   /** The secrets to sign with, in header order. */
@@ -83,24 +74,10 @@ interface Signing {
   scheme: CertifyScheme;
 }
 
-/** Every header of one delivery, as the service's own (webhooks.sign's deliveryHeaders). */
 function deliveryHeaders(event: FakeEvent, body: string, signing: Signing): Record<string, string> {
-  const { secrets, timestamp, scheme } = signing;
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
-    Accept: 'application/json',
-    'User-Agent': USER_AGENT,
-    'X-Service-Integration': event.integration.slug,
-    'X-Service-Event-Id': event.id,
-  };
-  if (scheme !== 'standard') {
-    headers['X-Service-Signature'] = `t=${timestamp},${secrets.map((s) => `v1=${serviceSignature(s, timestamp, body)}`).join(',')}`;
-  }
-  if (scheme !== 'stripe') {
-    headers['webhook-id'] = event.id;
-    headers['webhook-timestamp'] = String(timestamp);
-    headers['webhook-signature'] = secrets.map((s) => `v1,${standardSignature(s, event.id, timestamp, body)}`).join(' ');
-  }
+  const headers = signDelivery({ secrets: signing.secrets, id: event.id, slug: event.integration.slug, body, version: event.version, timestamp: signing.timestamp });
+  if (signing.scheme === 'standard') delete headers['X-Service-Signature'];
+  if (signing.scheme === 'stripe') for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) delete headers[name];
   return headers;
 }
 

@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, parseFlags } from './args.js';
+import { deliveriesCommand } from './deliveries.js';
 import { runMirror } from './mirror.js';
+import { triggerCommand } from './trigger.js';
 
 const USAGE = `usage: doorloom-partner mirror --base-url URL --api-key KEY --webhook-secret SECRET --listen HOST:PORT --store DIR [--poll-ms MS]
 
   --webhook-secret may be given twice during a secret rotation (both verify).
-  --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).`;
+  --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).
+
+       doorloom-partner trigger <action> …   (doorloom-partner trigger --help)
+       doorloom-partner deliveries [--limit N]   (doorloom-partner deliveries --help)`;
 
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
@@ -40,6 +45,11 @@ function parse(argv: string[]) {
 }
 
 async function main(): Promise<void> {
+  const [command, ...args] = process.argv.slice(2);
+  if (command === 'trigger' || command === 'deliveries') {
+    process.exitCode = await (command === 'trigger' ? triggerCommand : deliveriesCommand)(args);
+    return;
+  }
   let options;
   try {
     options = parse(process.argv.slice(2));

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
-import { notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../http/errors.js';
 import { idempotent } from '../../http/idempotency.js';
 import { idsBeforeBody, parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
@@ -68,14 +68,15 @@ export interface SandboxGateOptions {
  */
 export function sandboxGate(deps: Deps, options: SandboxGateOptions) {
   return async function sandboxOnly(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    let sandbox = false;
+    let authenticated = true;
     try {
       await run(options.authenticate, request, reply);
-      sandbox = await brandIsSandbox(deps.db, request.integration.brandId);
-    } catch {
-      sandbox = false;
+    } catch (error) {
+      // A refused credential is hidden like the rest; anything else (the database away) is not.
+      if (!(error instanceof AppError && (error.status === 401 || error.status === 403))) throw error;
+      authenticated = false;
     }
-    if (!sandbox) {
+    if (!authenticated || !(await brandIsSandbox(deps.db, request.integration.brandId))) {
       await options.countUnrouted(request, reply);
       throw notFound('No such endpoint.');
     }

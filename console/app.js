@@ -347,12 +347,13 @@ async function integrationsPage() {
 // ---------------------------------------------------------------------------------------------
 // Integration page
 
-function configList(view) {
+function configList(view, brand) {
   const w = view.webhook;
   const rows = [
     ['Name', view.name],
     ['Slug', view.slug],
     ['Brand', `${view.brand.name} (#${view.brand.id})`],
+    ['Sandbox brand', brand.sandbox ? 'yes (test helpers under /sandbox allowed)' : 'no'],
     ['Status', view.status],
     ['Paused', w.paused_at ? `${when(w.paused_at)} — ${w.paused_reason}` : '—'],
     ['Webhook URL', w.url ?? 'none (events accumulate for replay)'],
@@ -393,6 +394,7 @@ function chart(target, title, stats, series) {
 async function integrationPage(id) {
   show(el('p', { class: 'muted' }, 'Loading integration…'));
   const view = (await api('GET', `/integrations/${id}`)).data;
+  const brand = (await api('GET', `/brands/${view.brand.id}`)).data;
   const reload = () => integrationPage(id);
 
   const actions = el('div', { class: 'actions' });
@@ -440,6 +442,16 @@ async function integrationPage(id) {
       }
     } }, 'Rotate webhook secret'),
     el('button', { type: 'button', id: 'edit-webhook', onclick: () => editWebhook(view, reload) }, 'Edit webhook'),
+    el('button', { type: 'button', id: 'toggle-sandbox', onclick: () =>
+      act({
+        title: brand.sandbox ? 'End sandbox' : 'Make sandbox',
+        question: brand.sandbox
+          ? `Stop ${brand.name} being a sandbox? Its integrations lose the test-helper routes at once.`
+          : `Make ${brand.name} a sandbox? Every integration of the brand may then act as its host (bookings, blocks, prices, archiving) through the test-helper routes.`,
+        danger: !brand.sandbox,
+        run: () => api('PATCH', `/brands/${brand.id}`, { sandbox: !brand.sandbox }),
+        done: reload,
+      }) }, brand.sandbox ? 'End sandbox' : 'Make brand a sandbox'),
   );
 
   const deliveriesChart = el('div', { class: 'chart', id: 'chart-deliveries' });
@@ -451,7 +463,7 @@ async function integrationPage(id) {
   show(
     el('p', {}, el('a', { href: '#/' }, '← All integrations')),
     el('h1', {}, view.name, ' ', healthBadge({ ...view, ...view.webhook, status: view.status, undelivered_events: view.webhook.undelivered_events, oldest_undelivered_age_seconds: null })),
-    el('div', { class: 'card' }, configList(view), actions),
+    el('div', { class: 'card' }, configList(view, brand), actions),
     el('h2', {}, 'Last 24 hours'),
     el('div', { class: 'card grid2' }, deliveriesChart, backlogChart),
     attempts,

@@ -18,11 +18,12 @@ import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
 import { registerPropertyRoutes, registerStaffPropertyRoutes } from './modules/properties/properties.routes.js';
 import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/calendar/calendar.routes.js';
 import { registerEventRoutes } from './modules/events/events.routes.js';
-import { registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { registerDeliveryRoutes, registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 import { registerConsole } from './modules/console/console.assets.js';
 import { registerMetrics } from './modules/metrics/metrics.routes.js';
+import { registerSandboxRoutes, sandboxGate } from './modules/sandbox/sandbox.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -148,6 +149,17 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerCalendarRoutes(api, deps);
       registerEventRoutes(api, deps);
       registerBookingRoutes(api, deps);
+      registerDeliveryRoutes(api, deps);
+    },
+    { prefix: API_PREFIX },
+  );
+
+  // The sandbox's test helpers: to anyone but a sandbox brand's integration, an unknown path.
+  await app.register(
+    async (sandbox) => {
+      const authenticate = integrationAuth(deps);
+      sandbox.addHook('onRequest', sandboxGate(deps, { authenticate, authenticateAndCount: rateLimiter.guard(authenticate), countUnrouted: rateLimiter.countUnrouted }));
+      registerSandboxRoutes(sandbox, deps);
     },
     { prefix: API_PREFIX },
   );
@@ -175,6 +187,8 @@ function installErrorHandling(app: FastifyInstance): void {
   // Known paths, so that a wrong method answers 405 rather than 404.
   const known = FindMyWay<HTTPVersion.V1>();
   app.addHook('onRoute', (route) => {
+    // An unlisted route (the sandbox's) must not be named by a 405 to callers who may not use it.
+    if (route.config?.unlisted) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (method === 'HEAD') continue;

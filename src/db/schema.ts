@@ -28,6 +28,8 @@ export interface BrandsTable {
   id: Generated<number>;
   name: string;
   plan_active: Generated<boolean>;
+  /** Its integrations may call the sandbox test-helper routes. */
+  sandbox: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

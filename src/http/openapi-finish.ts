@@ -51,8 +51,9 @@ const TAGS = [
   { name: 'integration', description: 'The calling integration' },
   { name: 'properties', description: 'Properties: create, update, list (Property blocks)' },
   { name: 'calendar', description: 'Snapshots of availability, rates and restrictions, with their watermark' },
-  { name: 'events', description: 'Event replay and full re-sync' },
+  { name: 'events', description: 'Event replay, full re-sync and the delivery attempt log' },
   { name: 'bookings', description: 'Bookings: create, read, update, cancel, list' },
+  { name: 'Sandbox', description: "Test helpers for a sandbox brand's integrations: act as the host on covered properties (404 to every other integration)" },
   { name: 'staff', description: 'Platform staff API (staff token; not for partners)' },
 ];
 

@@ -43,6 +43,9 @@ const BOOKING_READS: Tier = { name: 'booking-reads', limit: 120, covers: 'bookin
 const BOOKING_WRITES: Tier = { name: 'booking-writes', limit: 60, covers: 'booking writes (create, update, cancel)' };
 const PROPERTY_WRITES: Tier = { name: 'property-writes', limit: 30, covers: 'property writes (POST /properties and PUT /properties/{property})' };
 const BULK: Tier = { name: 'bulk-property-writes', limit: 6, covers: 'bulk property writes (POST and PUT /properties/bulk)' };
+// Additions to the contract's tiers (docs/decisions.md).
+const DELIVERIES: Tier = { name: 'deliveries', limit: 60, covers: 'the delivery attempt log (GET /deliveries)' };
+const SANDBOX: Tier = { name: 'sandbox', limit: 60, covers: 'sandbox test helpers (/sandbox/…)' };
 
 /**
  * The endpoint tiers, by method and path relative to the API prefix, exactly as the contract and
@@ -76,6 +79,17 @@ export const ENDPOINT_TIERS: Readonly<Record<string, Tier>> = {
 
   'POST /properties/bulk': BULK,
   'PUT /properties/bulk': BULK,
+
+  'GET /deliveries': DELIVERIES,
+
+  'POST /sandbox/properties/{property}/bookings': SANDBOX,
+  'POST /sandbox/bookings/{id}/cancel': SANDBOX,
+  'POST /sandbox/properties/{property}/block': SANDBOX,
+  'POST /sandbox/properties/{property}/unblock': SANDBOX,
+  'POST /sandbox/properties/{property}/rate-override': SANDBOX,
+  'POST /sandbox/properties/{property}/restriction-override': SANDBOX,
+  'POST /sandbox/properties/{property}/archive': SANDBOX,
+  'POST /sandbox/clock/advance': SANDBOX,
 };
 
 /** Routes that count against the overall tiers only: POST /sync has its own daily quota (events.sync). */

@@ -188,6 +188,25 @@ describe('operator console in Chromium', () => {
     await expect.poll(() => page.locator('#config [data-field="Status"]').textContent()).toBe('active');
   });
 
+  it('shows whether the brand is a sandbox and switches it, confirmed and reported', async () => {
+    const brandOf = () => world.deps.db.selectFrom('brands').select('sandbox').where('id', '=', world.failing.brandId).executeTakeFirstOrThrow();
+    await expect.poll(() => page.locator('#config [data-field="Sandbox brand"]').textContent()).toBe('no');
+    await page.locator('#toggle-sandbox').click();
+    await page.locator('#dialog-cancel').click();
+    await expect.poll(() => page.locator('#notice').textContent()).toContain('cancelled, nothing changed');
+    expect((await brandOf()).sandbox).toBe(false);
+    await page.locator('#toggle-sandbox').click();
+    await page.locator('#dialog-ok').click();
+    await expect.poll(() => page.locator('#notice').textContent()).toContain('Brand updated.');
+    await expect.poll(() => page.locator('#config [data-field="Sandbox brand"]').textContent()).toContain('yes');
+    expect((await brandOf()).sandbox).toBe(true);
+    expect(await page.locator('#toggle-sandbox').textContent()).toBe('End sandbox');
+    await page.locator('#toggle-sandbox').click();
+    await page.locator('#dialog-ok').click();
+    await expect.poll(() => page.locator('#config [data-field="Sandbox brand"]').textContent()).toBe('no');
+    expect((await brandOf()).sandbox).toBe(false);
+  });
+
   it('made no request outside the service and logged no script error', () => {
     expect(requests.length).toBeGreaterThan(5);
     for (const url of requests) expect(url.startsWith(`${world.base}/`), url).toBe(true);

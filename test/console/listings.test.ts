@@ -51,7 +51,7 @@ describe('staff listings', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.pagination).toEqual({ page: 1, per_page: 1, total: 2, last_page: 2 });
-    expect(body.data).toEqual([{ id: brandA, name: 'Alpha Stays', plan: { active: true }, integrations: 2, properties: 1, created_at: expect.stringMatching(/\+05:30$/) }]);
+    expect(body.data).toEqual([{ id: brandA, name: 'Alpha Stays', plan: { active: true }, sandbox: false, integrations: 2, properties: 1, created_at: expect.stringMatching(/\+05:30$/) }]);
     // LIKE wildcards in the text are matched literally
     const filtered = (await ctx.staff('GET', `/brands?q=${encodeURIComponent('100%')}`)).json();
     expect(filtered.data.map((b: { id: number }) => b.id)).toEqual([brandB]);

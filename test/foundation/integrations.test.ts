@@ -14,7 +14,7 @@ describe('brands', () => {
     const created = await ctx.staff('POST', '/brands', { name: 'Sunrise Stays' });
     expect(created.statusCode).toBe(201);
     const brand = created.json().data;
-    expect(brand).toEqual({ id: expect.any(Number), name: 'Sunrise Stays', plan: { active: true } });
+    expect(brand).toEqual({ id: expect.any(Number), name: 'Sunrise Stays', plan: { active: true }, sandbox: false });
     const off = await ctx.staff('PUT', `/brands/${brand.id}/plan`, { active: false });
     expect(off.statusCode).toBe(200);
     expect(off.json().data.plan.active).toBe(false);

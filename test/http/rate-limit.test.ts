@@ -94,6 +94,16 @@ describe('the tier table', () => {
       'PUT /properties/{property}': 30,
       'POST /properties/bulk': 6,
       'PUT /properties/bulk': 6,
+      // additions to the contract's tiers (docs/decisions.md)
+      'GET /deliveries': 60,
+      'POST /sandbox/properties/{property}/bookings': 60,
+      'POST /sandbox/bookings/{id}/cancel': 60,
+      'POST /sandbox/properties/{property}/block': 60,
+      'POST /sandbox/properties/{property}/unblock': 60,
+      'POST /sandbox/properties/{property}/rate-override': 60,
+      'POST /sandbox/properties/{property}/restriction-override': 60,
+      'POST /sandbox/properties/{property}/archive': 60,
+      'POST /sandbox/clock/advance': 60,
     });
   });
 

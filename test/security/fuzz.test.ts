@@ -44,6 +44,10 @@ const queryNames = new Map<string, string[]>();
 beforeAll(async () => {
   ctx = await createTestContext();
   w = await buildWorld(ctx, { horizonDays: 30 });
+  const sandbox = await ctx.staff('PATCH', `/brands/${w.a.brandId}`, { sandbox: true });
+  if (sandbox.statusCode !== 200) throw new Error(`sandbox brand: ${sandbox.body}`);
+  const blocked = await ctx.staff('PUT', `/properties/${w.villaA.id}/calendar`, { from: day(ctx, 700), to: day(ctx, 701), block_scope: 'everywhere' });
+  if (blocked.statusCode !== 200) throw new Error(`block: ${blocked.body}`);
   routes = listRoutes(ctx.app);
   const doc = ctx.app.swagger() as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>> };
   for (const [path, operations] of Object.entries(doc.paths)) {
@@ -141,6 +145,23 @@ function apiBody(key: string): unknown {
       return { reason: 'Guest asked.', refund_note: 'Full refund.' };
     case 'POST /sync':
       return { property_ids: [w.villaA.id, w.shared.id], types: ['availability', 'rates.changed', 'property'] };
+    // A's brand is a sandbox: its test helpers are fuzzed like every other route (B's calls are 404).
+    case 'POST /sandbox/properties/:property/bookings':
+      // nights the world blocks on A's villa (beforeAll) and no generated edit reaches: there, 409 UNAVAILABLE
+      return { check_in: '@day:700', check_out: '@day:702', units: [{ adults: 1 }], guest: { name: 'Sandbox Fuzz' } };
+    case 'POST /sandbox/bookings/:id/cancel':
+      return { reason: 'Host cancelled.' };
+    case 'POST /sandbox/properties/:property/block':
+      return { from: `@day:${offset}`, to: `@day:${offset + 1}`, block_scope: n % 2 === 0 ? 'everywhere' : 'ota_only' };
+    case 'POST /sandbox/properties/:property/unblock':
+      return { from: `@day:${offset}`, to: `@day:${offset + 3}` };
+    case 'POST /sandbox/properties/:property/rate-override':
+      return { from: `@day:${offset}`, to: `@day:${offset + 1}`, base_price: 4500 };
+    case 'POST /sandbox/properties/:property/restriction-override':
+      return { from: `@day:${offset}`, to: `@day:${offset + 1}`, min_stay: 2, stop_sell: n % 2 === 0 };
+    case 'POST /sandbox/clock/advance':
+      // now and then a day (time moving under the other routes), else refused
+      return { days: n % 8 === 0 ? 1 : 0 };
     default:
       return {};
   }
@@ -214,7 +235,10 @@ function poolOf(api: boolean, segment: string, param: string): { pool: string[];
 function paramValue(api: boolean, route: RegisteredRoute, param: string, plan: ParamPlan): string {
   const segments = route.url.split('/');
   const segment = segments[segments.indexOf(`:${param}`) - 1] ?? '';
-  const { pool, recent: latest } = poolOf(api, segment, param);
+  const { pool: candidates, recent: latest } = poolOf(api, segment, param);
+  // The sandbox's archive spares the two properties every other route books on.
+  const spared = [w.villaA.id, w.villaA.externalId, w.shared.id, w.shared.externalIdA].map(String);
+  const pool = route.url.endsWith('/sandbox/properties/:property/archive') ? candidates.filter((p) => !spared.includes(p)) : candidates;
   switch (plan.kind) {
     case 'pool':
       return encodeSegment(pool[plan.pick % pool.length]);

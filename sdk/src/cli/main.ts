@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 import { ConfigurationError, type Command } from './args.js';
 import { certify } from './certify.js';
+import { deliveries } from './deliveries.js';
 import { listen } from './listen.js';
 import { mirror } from './mirror.js';
+import { trigger } from './trigger.js';
 
 /** Every command, one line each. */
 const COMMANDS: Command[] = [
   mirror,
   listen,
   certify,
+  trigger,
+  deliveries,
 ];
 
 function usage(): string {

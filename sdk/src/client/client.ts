@@ -13,6 +13,9 @@ import type {
   BookingListPage,
   BookingListQuery,
   BookingUpdateInput,
+  DeliveryAttempt,
+  DeliveryListQuery,
+  DeliveryPage,
   EventListQuery,
   EventPage,
   EventRow,
@@ -28,6 +31,14 @@ import type {
   PropertyUpdateInput,
   RatesSnapshot,
   RestrictionsSnapshot,
+  SandboxBlockInput,
+  SandboxBookingInput,
+  SandboxCancelInput,
+  SandboxClock,
+  SandboxEditResult,
+  SandboxRateInput,
+  SandboxRestrictionInput,
+  SandboxUnblockInput,
   SnapshotQuery,
   SyncInput,
   SyncResult,
@@ -103,6 +114,17 @@ export interface DoorloomClient {
   updateBooking(booking: BookingRef, body: BookingUpdateInput, options?: BookingWriteOptions): Promise<Booking>;
   cancelBooking(booking: BookingRef, body?: BookingCancelInput, options?: BookingWriteOptions): Promise<Booking>;
 
+  /** GET /deliveries: the integration's own webhook delivery attempts, newest first (page with `before`). */
+  listDeliveries(query?: DeliveryListQuery, options?: CallOptions): Promise<DeliveryPage>;
+  /** Delivery attempts newest first, page after page (stop whenever enough were read). */
+  iterateDeliveries(query?: Omit<DeliveryListQuery, 'before'>, options?: CallOptions): AsyncGenerator<DeliveryAttempt>;
+
+  /**
+   * The sandbox's test helpers: act as the host on a covered property (a sandbox brand's
+   * integrations only; any other gets 404 NOT_FOUND). Each records the host action's events.
+   */
+  readonly sandbox: SandboxClient;
+
   /** Every property of the coverage, page after page. */
   iterateProperties(query?: Omit<PropertyListQuery, 'page'>, options?: CallOptions): AsyncGenerator<PropertyBlock>;
   /**
@@ -113,6 +135,21 @@ export interface DoorloomClient {
   iterateBookings(query?: Omit<BookingListQuery, 'page'>, options?: CallOptions): AsyncGenerator<Booking>;
   /** Events after `after_sequence` (0 when omitted), until `has_more` is false. */
   iterateEvents(query?: EventListQuery, options?: CallOptions): AsyncGenerator<ReplayedEvent>;
+}
+
+/** The sandbox test helpers (`client.sandbox`). */
+export interface SandboxClient {
+  /** A host booking (default: one unit for one adult, guest "Sandbox guest", total 0). */
+  hostBooking(property: PropertyRef, body: SandboxBookingInput, options?: CreateOptions): Promise<Booking>;
+  /** The host cancels a booking on a covered property (idempotent). */
+  hostCancel(bookingId: number, body?: SandboxCancelInput, options?: CallOptions): Promise<Booking>;
+  block(property: PropertyRef, body: SandboxBlockInput, options?: CallOptions): Promise<SandboxEditResult>;
+  unblock(property: PropertyRef, body: SandboxUnblockInput, options?: CallOptions): Promise<SandboxEditResult>;
+  rateOverride(property: PropertyRef, body: SandboxRateInput, options?: CallOptions): Promise<SandboxEditResult>;
+  restrictionOverride(property: PropertyRef, body: SandboxRestrictionInput, options?: CallOptions): Promise<SandboxEditResult>;
+  archive(property: PropertyRef, options?: CallOptions): Promise<PropertyDetail>;
+  /** Moves the service clock forward (only on a service running with TEST_CLOCK=1). */
+  advanceClock(days: number, options?: CallOptions): Promise<SandboxClock>;
 }
 
 type Result = { data?: unknown; error?: unknown; response: Response };
@@ -182,6 +219,32 @@ export function createDoorloomClient(options: DoorloomClientOptions): DoorloomCl
     cancelBooking: (booking, body, o) => {
       const { path, params } = bookingPath(booking, '/cancel');
       return dataOf(r.POST(path, { params: { path: params }, body: body ?? {}, headers: ifMatch(o), signal: o?.signal }));
+    },
+
+    listDeliveries: (query, o) => unwrap(r.GET('/deliveries', { params: { query }, signal: o?.signal })),
+    async *iterateDeliveries(query = {}, o) {
+      let before: number | undefined;
+      for (;;) {
+        const result = await client.listDeliveries({ ...query, ...(before === undefined ? {} : { before }) }, o);
+        yield* result.data;
+        if (!result.cursor.has_more || result.cursor.next_before === null) return;
+        before = result.cursor.next_before;
+      }
+    },
+
+    sandbox: {
+      hostBooking: (property, body, o) =>
+        dataOf(r.POST('/sandbox/properties/{property}/bookings', { params: { path: prop(property) }, body, headers: idempotency(o), signal: o?.signal })),
+      hostCancel: (bookingId, body, o) =>
+        dataOf(r.POST('/sandbox/bookings/{id}/cancel', { params: { path: { id: String(bookingId) } }, body: body ?? {}, signal: o?.signal })),
+      block: (property, body, o) => dataOf(r.POST('/sandbox/properties/{property}/block', { params: { path: prop(property) }, body, signal: o?.signal })),
+      unblock: (property, body, o) => dataOf(r.POST('/sandbox/properties/{property}/unblock', { params: { path: prop(property) }, body, signal: o?.signal })),
+      rateOverride: (property, body, o) =>
+        dataOf(r.POST('/sandbox/properties/{property}/rate-override', { params: { path: prop(property) }, body, signal: o?.signal })),
+      restrictionOverride: (property, body, o) =>
+        dataOf(r.POST('/sandbox/properties/{property}/restriction-override', { params: { path: prop(property) }, body, signal: o?.signal })),
+      archive: (property, o) => dataOf(r.POST('/sandbox/properties/{property}/archive', { params: { path: prop(property) }, signal: o?.signal })),
+      advanceClock: (days, o) => dataOf(r.POST('/sandbox/clock/advance', { body: { days }, signal: o?.signal })),
     },
 
     async *iterateProperties(query, o) {

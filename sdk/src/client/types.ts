@@ -64,3 +64,21 @@ export type SyncResult = Schemas['SyncResult'];
 export type BookingCreateResult = Body<paths['/bookings']['post'], 201>['data'];
 /** The failure envelope of every refusal. */
 export type ErrorEnvelope = Schemas['ErrorEnvelope'];
+
+/** GET /deliveries: a page of the integration's own delivery attempts, newest first, with `cursor`. */
+export type DeliveryPage = Body<paths['/deliveries']['get'], 200>;
+/** One delivery attempt of GET /deliveries. */
+export type DeliveryAttempt = DeliveryPage['data'][number];
+export type DeliveryListQuery = Query<paths['/deliveries']['get']>;
+
+/** Bodies of the sandbox test helpers (a sandbox brand's integrations only). */
+export type SandboxBookingInput = Input<paths['/sandbox/properties/{property}/bookings']['post']>;
+export type SandboxCancelInput = Input<paths['/sandbox/bookings/{id}/cancel']['post']>;
+export type SandboxBlockInput = Input<paths['/sandbox/properties/{property}/block']['post']>;
+export type SandboxUnblockInput = Input<paths['/sandbox/properties/{property}/unblock']['post']>;
+export type SandboxRateInput = Input<paths['/sandbox/properties/{property}/rate-override']['post']>;
+export type SandboxRestrictionInput = Input<paths['/sandbox/properties/{property}/restriction-override']['post']>;
+/** What a sandbox calendar action answers: the payload of the edited nights. */
+export type SandboxEditResult = Body<paths['/sandbox/properties/{property}/block']['post'], 200>['data'];
+/** The service clock after a sandbox advance-clock. */
+export type SandboxClock = Body<paths['/sandbox/clock/advance']['post'], 200>['data'];

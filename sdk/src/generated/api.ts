@@ -257,6 +257,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The integration's latest webhook delivery attempts, newest first
+         * @description Attempts of this integration’s own events (connectivity pings left out), kept 30 days. Page with `before` = `cursor.next_before` until `has_more` is false. Rate tier: 60 a minute.
+         */
+        get: operations["getDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/properties/{property}/bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the host makes a booking on a covered property (requires Idempotency-Key)
+         * @description Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property). Records booking.changed and availability.changed for the held nights. Availability is checked as for any host booking (409 UNAVAILABLE).
+         */
+        post: operations["postSandboxPropertiesByPropertyBookings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/bookings/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the host cancels a booking on a covered property (idempotent)
+         * @description Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property). Records booking.changed and availability.changed for the freed nights; a booking already cancelled answers 200 unchanged and records nothing.
+         */
+        post: operations["postSandboxBookingsByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/properties/{property}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the host blocks nights
+         * @description Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property). Records availability.changed per calendar month touched.
+         */
+        post: operations["postSandboxPropertiesByPropertyBlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/properties/{property}/unblock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the host lifts blocks (either scope) from nights
+         * @description Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property). Records availability.changed per calendar month touched.
+         */
+        post: operations["postSandboxPropertiesByPropertyUnblock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/properties/{property}/rate-override": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the host overrides the price of nights
+         * @description Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property). Records rates.changed per calendar month touched (source "override").
+         */
+        post: operations["postSandboxPropertiesByPropertyRateOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/properties/{property}/restriction-override": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the host sets restrictions of nights (min stay, stop sell, …)
+         * @description Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property). Records restrictions.changed per calendar month touched.
+         */
+        post: operations["postSandboxPropertiesByPropertyRestrictionOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/properties/{property}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the host archives a covered property
+         * @description Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property). Records property.changed (status archived); archiving an archived property records nothing.
+         */
+        post: operations["postSandboxPropertiesByPropertyArchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: move the service clock forward by whole days (test clock only)
+         * @description Only when the service runs with TEST_CLOCK=1; otherwise 409 TEST_CLOCK_DISABLED. The clock is the whole service’s, as staff `POST /clock` moves it: retries, the horizon roll and other time rules that fell due run within about a second.
+         */
+        post: operations["postSandboxClockAdvance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "availability.changed": {
@@ -1155,6 +1335,20 @@ export interface components {
         };
         /** @description REQUEST_TIMEOUT: the request was not received in time. */
         Failure408: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description A conflict; see the operation’s description for its codes (IN_PROGRESS: retry the same request after a few seconds). */
+        Failure409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -2592,6 +2786,590 @@ export interface operations {
             404: components["responses"]["Failure404"];
             408: components["responses"]["Failure408"];
             412: components["responses"]["Failure412"];
+            413: components["responses"]["Failure413"];
+            414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    getDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Attempt id to continue before (exclusive): the cursor.next_before of the previous page; absent starts at the newest */
+                before?: number;
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Attempt id (the paging cursor) */
+                            id: number;
+                            /** @description When the attempt started (ISO-8601 with +05:30) */
+                            attempted_at: string;
+                            /** @description The event's sequence */
+                            sequence: number;
+                            /** @description Event kind */
+                            type: string;
+                            /** @description Event id (ULID) */
+                            event_id: string;
+                            /** @description The event's attempt number, from 1 */
+                            attempt: number;
+                            /** @description The receiver answered 2xx in time */
+                            success: boolean;
+                            status_code: number | null;
+                            error: string | null;
+                            /** @description From the request to the whole answer, or to the failure */
+                            duration_ms: number;
+                            response_body: string | null;
+                            next_attempt_at: string | null;
+                        }[];
+                        cursor: {
+                            next_before: number | null;
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            408: components["responses"]["Failure408"];
+            414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    postSandboxPropertiesByPropertyBookings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used. */
+                property: string;
+            };
+            cookie?: never;
+        };
+        /** @description The host booking body of the staff API. Defaults: one unit picked by the service for one adult, guest "Sandbox guest", total 0, channel direct, status confirmed. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description YYYY-MM-DD, not before today (Asia/Kolkata) */
+                    check_in: string;
+                    /** @description YYYY-MM-DD, exclusive; at most MAX_STAY_NIGHTS after check_in */
+                    check_out: string;
+                    /** @description Up to 20 units. Each by external_unit_id or inventory_id, or neither: the service then picks a unit free for the whole stay. */
+                    units?: components["schemas"]["BookingUnitInput"][];
+                    guest?: {
+                        name: string;
+                        phone_code?: string | null;
+                        mobile?: string | null;
+                    };
+                    pricing?: {
+                        /** @description INR */
+                        total: number;
+                        /**
+                         * @description Always INR
+                         * @enum {string}
+                         */
+                        currency?: "INR";
+                    };
+                    /** @description Defaults to DL-<id> */
+                    external_booking_id?: string;
+                    /**
+                     * @description pending or confirmed (default); both hold inventory
+                     * @enum {string}
+                     */
+                    status?: "pending" | "confirmed";
+                    notes?: string | null;
+                    source?: {
+                        /** @description Default direct */
+                        channel?: string;
+                        reference?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Booking"];
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            404: components["responses"]["Failure404"];
+            408: components["responses"]["Failure408"];
+            409: components["responses"]["Failure409"];
+            413: components["responses"]["Failure413"];
+            414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    postSandboxBookingsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The service's booking id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string | null;
+                    refund_note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Booking"];
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            404: components["responses"]["Failure404"];
+            408: components["responses"]["Failure408"];
+            413: components["responses"]["Failure413"];
+            414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    postSandboxPropertiesByPropertyBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used. */
+                property: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description First night, inclusive (YYYY-MM-DD)
+                     * @example 2026-12-24
+                     */
+                    from: string;
+                    /**
+                     * @description Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today
+                     * @example 2026-12-24
+                     */
+                    to: string;
+                    /** @description everywhere (default): no booking on any channel; ota_only: direct bookings still allowed */
+                    block_scope?: "everywhere" | "ota_only";
+                    /** @description These units only (inventory_id); without it the whole property */
+                    inventory_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            doorloom_id: number;
+                            window: components["schemas"]["DateWindow"] | null;
+                            /** @description The payload of the edited nights (the matching event kind) */
+                            data: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            404: components["responses"]["Failure404"];
+            408: components["responses"]["Failure408"];
+            413: components["responses"]["Failure413"];
+            414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    postSandboxPropertiesByPropertyUnblock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used. */
+                property: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description First night, inclusive (YYYY-MM-DD)
+                     * @example 2026-12-24
+                     */
+                    from: string;
+                    /**
+                     * @description Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today
+                     * @example 2026-12-24
+                     */
+                    to: string;
+                    /** @description These units only (inventory_id); without it the whole property */
+                    inventory_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            doorloom_id: number;
+                            window: components["schemas"]["DateWindow"] | null;
+                            /** @description The payload of the edited nights (the matching event kind) */
+                            data: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            404: components["responses"]["Failure404"];
+            408: components["responses"]["Failure408"];
+            413: components["responses"]["Failure413"];
+            414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    postSandboxPropertiesByPropertyRateOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used. */
+                property: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description First night, inclusive (YYYY-MM-DD)
+                     * @example 2026-12-24
+                     */
+                    from: string;
+                    /**
+                     * @description Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today
+                     * @example 2026-12-24
+                     */
+                    to: string;
+                    /** @description INR per night; the override of the base price */
+                    base_price?: number;
+                    /** @description INR per extra adult per night */
+                    extra_adult_price?: number;
+                    /** @description INR per extra child per night */
+                    extra_child_price?: number;
+                    /** @description true removes every price override of these nights instead */
+                    clear?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            doorloom_id: number;
+                            window: components["schemas"]["DateWindow"] | null;
+                            /** @description The payload of the edited nights (the matching event kind) */
+                            data: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            404: components["responses"]["Failure404"];
+            408: components["responses"]["Failure408"];
+            413: components["responses"]["Failure413"];
+            414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    postSandboxPropertiesByPropertyRestrictionOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used. */
+                property: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description First night, inclusive (YYYY-MM-DD)
+                     * @example 2026-12-24
+                     */
+                    from: string;
+                    /**
+                     * @description Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today
+                     * @example 2026-12-24
+                     */
+                    to: string;
+                    min_stay?: number | null;
+                    max_stay?: number | null;
+                    /** @description Nights not for sale */
+                    stop_sell?: boolean;
+                    /** @description No check-in on these nights */
+                    closed_to_arrival?: boolean;
+                    /** @description No check-out on these dates */
+                    closed_to_departure?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            doorloom_id: number;
+                            window: components["schemas"]["DateWindow"] | null;
+                            /** @description The payload of the edited nights (the matching event kind) */
+                            data: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            404: components["responses"]["Failure404"];
+            408: components["responses"]["Failure408"];
+            413: components["responses"]["Failure413"];
+            414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    postSandboxPropertiesByPropertyArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used. */
+                property: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["PropertyDetail"];
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            404: components["responses"]["Failure404"];
+            408: components["responses"]["Failure408"];
+            414: components["responses"]["Failure414"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
+    postSandboxClockAdvance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Days to move the service clock forward (1 to 366) */
+                    days: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description The service clock after the move (ISO-8601 with +05:30) */
+                            now: string;
+                            /** @description How far the service clock runs ahead of real time */
+                            offset_seconds: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            408: components["responses"]["Failure408"];
+            409: components["responses"]["Failure409"];
             413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
             415: components["responses"]["Failure415"];

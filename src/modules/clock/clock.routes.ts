@@ -34,9 +34,14 @@ export function registerStaffClockRoutes(staff: FastifyInstance, deps: Deps): vo
     '/clock',
     { onRequest: requireTestClock, schema: { summary: 'Move the service clock forward (TEST_CLOCK=1 only)', tags, body: ClockBody, response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404, 422) } } },
     async (request, reply) => {
-      deps.clock.setOffsetSeconds(await advanceClockOffset(deps.db, request.body.advance_seconds));
-      deps.signals.emit('clock');
+      await advanceServiceClock(deps, request.body.advance_seconds);
       return sendData(reply, 200, 'Service clock moved.', clockView());
     },
   );
+}
+
+/** Moves the test clock forward (staff and the sandbox); work that fell due runs within about a second. */
+export async function advanceServiceClock(deps: Deps, seconds: number): Promise<void> {
+  deps.clock.setOffsetSeconds(await advanceClockOffset(deps.db, seconds));
+  deps.signals.emit('clock');
 }

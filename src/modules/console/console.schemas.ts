@@ -25,6 +25,7 @@ export const BrandRow = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   plan: Type.Object({ active: Type.Boolean() }),
+  sandbox: Type.Boolean({ description: 'Whether the brand is a sandbox' }),
   integrations: Type.Integer(),
   properties: Type.Integer(),
   created_at: Timestamp,

@@ -47,6 +47,7 @@ export async function listBrands(deps: Deps, query: PageQuery & { q?: string }) 
       id: r.id,
       name: r.name,
       plan: { active: r.plan_active },
+      sandbox: r.sandbox,
       integrations: Number(r.integrations ?? 0),
       properties: Number(r.properties ?? 0),
       created_at: formatTimestamp(r.created_at),

@@ -18,6 +18,7 @@ export async function selectBrandPage(db: Q, options: { q: string | null; limit:
         'b.id',
         'b.name',
         'b.plan_active',
+        'b.sandbox',
         'b.created_at',
         eb.selectFrom('integrations').select((e) => e.fn.countAll<number>().as('n')).whereRef('brand_id', '=', 'b.id').as('integrations'),
         eb.selectFrom('properties').select((e) => e.fn.countAll<number>().as('n')).whereRef('brand_id', '=', 'b.id').as('properties'),

@@ -10,6 +10,7 @@ import {
   BrandPlanBody,
   CreateBrandBody,
   CreateIntegrationBody,
+  UpdateBrandBody,
   IdParams,
   IntegrationView,
   StaffIntegrationView,
@@ -18,6 +19,8 @@ import {
 import {
   createBrand,
   createIntegration,
+  getBrand,
+  updateBrand,
   integrationView,
   rotateApiKey,
   rotateWebhookSecret,
@@ -61,7 +64,19 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
   staff.post<{ Body: Static<typeof CreateBrandBody> }>(
     '/brands',
     { schema: { summary: 'Create a brand', tags, body: CreateBrandBody, response: { 201: envelope(Brand), ...errorResponses(401, 403, 422) } } },
-    async (request, reply) => sendData(reply, 201, 'Brand created.', await createBrand(deps, request.body.name)),
+    async (request, reply) => sendData(reply, 201, 'Brand created.', await createBrand(deps, request.body.name, request.body.sandbox)),
+  );
+
+  staff.get<{ Params: Static<typeof IdParams> }>(
+    '/brands/:id',
+    { schema: { summary: 'Read a brand', tags, params: IdParams, response: { 200: envelope(Brand), ...errorResponses(401, 403, 404) } } },
+    async (request, reply) => sendData(reply, 200, 'Brand retrieved.', await getBrand(deps, parseId(request.params.id, 'brand'))),
+  );
+
+  staff.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateBrandBody> }>(
+    '/brands/:id',
+    { schema: { summary: 'Change a brand (name, sandbox)', tags, params: IdParams, body: UpdateBrandBody, response: { 200: envelope(Brand), ...errorResponses(401, 403, 404, 422) } } },
+    async (request, reply) => sendData(reply, 200, 'Brand updated.', await updateBrand(deps, parseId(request.params.id, 'brand'), request.body)),
   );
 
   staff.put<{ Params: Static<typeof IdParams>; Body: Static<typeof BrandPlanBody> }>(

@@ -8,10 +8,19 @@ export const Brand = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   plan: Type.Object({ active: Type.Boolean() }),
+  sandbox: Type.Boolean({ description: "Whether the brand's integrations may call the sandbox test-helper routes" }),
 });
+
+const SandboxFlag = Type.Boolean({ description: "A sandbox brand's integrations may call the test-helper routes under /api/integrations/v1/sandbox (default false)" });
 
 export const CreateBrandBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, description: 'Brand name' }),
+  sandbox: Type.Optional(SandboxFlag),
+});
+
+export const UpdateBrandBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Brand name' })),
+  sandbox: Type.Optional(SandboxFlag),
 });
 
 export const BrandPlanBody = Type.Object({

@@ -20,17 +20,39 @@ const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export const newApiKey = () => randomToken('dlk_', 40);
 export const newWebhookSecret = () => randomToken('whsec_', 32);
 
-function brandView(row: { id: number; name: string; plan_active: boolean }) {
-  return { id: row.id, name: row.name, plan: { active: row.plan_active } };
+function brandView(row: { id: number; name: string; plan_active: boolean; sandbox: boolean }) {
+  return { id: row.id, name: row.name, plan: { active: row.plan_active }, sandbox: row.sandbox };
 }
 
-export async function createBrand(deps: Deps, name: string) {
+export async function createBrand(deps: Deps, name: string, sandbox = false) {
   const now = deps.clock.now();
   const row = await deps.db
     .insertInto('brands')
-    .values({ name, plan_active: true, created_at: now, updated_at: now })
+    .values({ name, plan_active: true, sandbox, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return brandView(row);
+}
+
+export async function getBrand(deps: Deps, brandId: number) {
+  const row = await findBrand(deps.db, brandId);
+  if (!row) throw notFound('No such brand.');
+  return brandView(row);
+}
+
+/** Staff PATCH /brands/{id}: name and sandbox flag; absent fields stay as they are. */
+export async function updateBrand(deps: Deps, brandId: number, input: { name?: string; sandbox?: boolean }) {
+  const row = await deps.db
+    .updateTable('brands')
+    .set({
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.sandbox !== undefined ? { sandbox: input.sandbox } : {}),
+      updated_at: deps.clock.now(),
+    })
+    .where('id', '=', brandId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound('No such brand.');
   return brandView(row);
 }
 

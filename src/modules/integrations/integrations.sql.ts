@@ -7,6 +7,12 @@ export function findBrand(db: Q, id: number) {
   return db.selectFrom('brands').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Whether the brand is a sandbox (its integrations may call the test-helper routes). */
+export async function brandIsSandbox(db: Q, id: number): Promise<boolean> {
+  const row = await db.selectFrom('brands').select('sandbox').where('id', '=', id).executeTakeFirst();
+  return row?.sandbox === true;
+}
+
 export function findIntegration(db: Q, id: number) {
   return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
 }

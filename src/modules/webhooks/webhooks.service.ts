@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.js';
 import { notFound, resumeOfDisabled } from '../../http/errors.js';
-import { formatTimestamp } from '../../lib/time.js';
+import { formatTimestamp, formatTimestampOrNull } from '../../lib/time.js';
 import { staffIntegrationView } from '../integrations/integrations.service.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
 import { resumeDelivery } from './webhooks.outcomes.js';
-import { attemptLog } from './webhooks.sql.js';
+import { attemptLog, eventAttemptsNewestFirst, scheduledRetry } from './webhooks.sql.js';
 import { wakeDelivery } from '../events/events.unit.js';
 
 /**
@@ -49,5 +49,31 @@ export async function deliveryLog(deps: Deps, integrationId: number, after: numb
   return {
     data: page.map(attemptView),
     cursor: { next_after: page.length > 0 ? page[page.length - 1].id : after, has_more: rows.length > limit },
+  };
+}
+
+/**
+ * GET /deliveries: the integration's own event attempts, newest first, paged by attempt id like
+ * replay pages by sequence. `next_attempt_at` is set on the failed attempt whose retry is scheduled.
+ */
+export async function partnerDeliveries(deps: Deps, integrationId: number, before: number | null, limit: number) {
+  const [rows, retry] = await Promise.all([eventAttemptsNewestFirst(deps.db, integrationId, before, limit + 1), scheduledRetry(deps.db, integrationId)]);
+  const page = rows.slice(0, limit);
+  return {
+    data: page.map((r) => ({
+      id: r.id,
+      attempted_at: formatTimestamp(r.attempted_at),
+      sequence: r.sequence!,
+      type: r.event_type,
+      event_id: r.event_id,
+      attempt: r.attempt ?? 1,
+      success: r.success,
+      status_code: r.status_code,
+      error: r.error,
+      duration_ms: r.duration_ms,
+      response_body: r.response_body,
+      next_attempt_at: retry && retry.attemptId === r.id ? formatTimestampOrNull(retry.at) : null,
+    })),
+    cursor: { next_before: page.length > 0 ? page[page.length - 1].id : before, has_more: rows.length > limit },
   };
 }

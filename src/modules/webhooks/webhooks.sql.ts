@@ -258,3 +258,36 @@ export function attemptLog(db: Q, integrationId: number, after: number, limit: n
     .execute();
 }
 
+
+/** The partner's view of the attempt log: attempts of its events (pings left out), newest first, before the attempt id `before`. */
+export function eventAttemptsNewestFirst(db: Q, integrationId: number, before: number | null, limit: number) {
+  let query = db
+    .selectFrom('delivery_attempts')
+    .select(['id', 'event_id', 'event_type', 'sequence', 'attempt', 'attempted_at', 'duration_ms', 'status_code', 'error', 'success', 'response_body'])
+    .where('integration_id', '=', integrationId)
+    .where('sequence', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(limit);
+  if (before !== null) query = query.where('id', '<', before);
+  return query.execute();
+}
+
+/**
+ * The attempt whose retry the delivery state has scheduled, with that time: events go strictly in
+ * order, so it is the newest event attempt, when it failed on an event still pending.
+ */
+export async function scheduledRetry(db: Q, integrationId: number): Promise<{ attemptId: number; at: Date | null } | null> {
+  const [newest, state] = await Promise.all([
+    db
+      .selectFrom('delivery_attempts')
+      .select(['id', 'sequence', 'success'])
+      .where('integration_id', '=', integrationId)
+      .where('sequence', 'is not', null)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+    db.selectFrom('webhook_delivery_state').select(['cursor', 'next_attempt_at']).where('integration_id', '=', integrationId).executeTakeFirst(),
+  ]);
+  if (!newest || !state || newest.success || newest.sequence === null || newest.sequence <= state.cursor) return null;
+  return { attemptId: newest.id, at: state.next_attempt_at };
+}

@@ -4,7 +4,8 @@ import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import type pino from 'pino';
+import { createLogger } from './lib/logger.js';
 import { ConfigError, type Config } from './config.js';
 import { migrate, openDatabase, type Database, type DatabaseOptions } from './db/database.js';
 import type { Deps, RuntimeState } from './deps.js';
@@ -117,7 +118,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
 /** Config → database → migrations → deps: everything but the HTTP server and the loops. */
 export async function createRuntime(
   config: Config,
-  logger = pino({ level: config.logLevel }),
+  logger = createLogger(config.logLevel),
   databaseOptions: RuntimeDatabaseOptions = {},
 ): Promise<Runtime> {
   const embeddedOnDisk = !config.databaseUrl;

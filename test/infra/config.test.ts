@@ -59,22 +59,30 @@ describe('boolean settings', () => {
     ['off', false],
     ['OFF', false],
   ])('TEST_CLOCK=%s → %s (and the same for every boolean)', (raw, value) => {
-    const config = loadConfig({ TEST_CLOCK: raw, WEBHOOK_ALLOW_INSECURE: raw, NO_BACKGROUND: raw, RATE_LIMITS: raw });
+    const config = loadConfig({ TEST_CLOCK: raw, WEBHOOK_ALLOW_INSECURE: raw, WEBHOOK_ALLOW_PRIVATE: raw, NO_BACKGROUND: raw, RATE_LIMITS: raw });
     expect(config.testClock).toBe(value);
     expect(config.webhookAllowInsecure).toBe(value);
+    expect(config.webhookAllowPrivate).toBe(value);
     expect(config.background).toBe(!value);
     expect(config.rateLimits).toBe(value);
   });
 
   it.each(['yes', 'no', 'maybe', '2', 'enabled'])('refuses %s', (raw) => {
-    for (const name of ['TEST_CLOCK', 'WEBHOOK_ALLOW_INSECURE', 'NO_BACKGROUND', 'RATE_LIMITS']) {
+    for (const name of ['TEST_CLOCK', 'WEBHOOK_ALLOW_INSECURE', 'WEBHOOK_ALLOW_PRIVATE', 'NO_BACKGROUND', 'RATE_LIMITS', 'STAFF_TOKEN_REVOKE_OTHERS']) {
       expect(() => loadConfig({ [name]: raw })).toThrow(ConfigError);
     }
   });
 
   it('unset booleans take their defaults', () => {
     const config = loadConfig({});
-    expect([config.testClock, config.webhookAllowInsecure, config.background, config.rateLimits]).toEqual([false, false, true, true]);
+    expect([config.testClock, config.webhookAllowInsecure, config.webhookAllowPrivate, config.background, config.rateLimits, config.staffTokenRevokeOthers]).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
     expect(config.requestTimeoutMs).toBe(30_000);
   });
 });

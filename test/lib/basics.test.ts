@@ -101,10 +101,10 @@ describe('webhook URL guard', () => {
     expect(isForbiddenAddress('::ffff:8.8.8.8')).toBe(true);
   });
   it('wants https and no credentials unless insecure targets are allowed', () => {
-    expect(webhookUrlProblem('https://hooks.example.com/x', false)).toBeNull();
-    expect(webhookUrlProblem('http://hooks.example.com/x', false)).not.toBeNull();
-    expect(webhookUrlProblem('https://user:pw@hooks.example.com/x', false)).not.toBeNull();
-    expect(webhookUrlProblem('https://[::ffff:7f00:1]/x', false)).not.toBeNull();
-    expect(webhookUrlProblem('http://127.0.0.1:9000/x', true)).toBeNull();
+    expect(webhookUrlProblem('https://hooks.example.com/x', { insecure: false, private: false })).toBeNull();
+    expect(webhookUrlProblem('http://hooks.example.com/x', { insecure: false, private: false })).not.toBeNull();
+    expect(webhookUrlProblem('https://user:pw@hooks.example.com/x', { insecure: false, private: false })).not.toBeNull();
+    expect(webhookUrlProblem('https://[::ffff:7f00:1]/x', { insecure: false, private: false })).not.toBeNull();
+    expect(webhookUrlProblem('http://127.0.0.1:9000/x', { insecure: true, private: true })).toBeNull();
   });
 });

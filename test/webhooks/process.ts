@@ -57,6 +57,7 @@ function serverEnv(db: ScratchDatabase, port: number, extra: Record<string, stri
     STAFF_TOKEN,
     SECRETS_KEY,
     WEBHOOK_ALLOW_INSECURE: '1',
+    WEBHOOK_ALLOW_PRIVATE: '1',
     LOG_LEVEL: 'warn',
     ...db.env,
     ...extra,

@@ -7,7 +7,7 @@ import { randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
-import { webhookUrlProblem } from '../webhooks/webhooks.url.js';
+import { targetPolicy, webhookUrlProblem } from '../webhooks/webhooks.url.js';
 import { wakeDelivery } from '../events/events.unit.js';
 import { resumeDelivery } from '../webhooks/webhooks.outcomes.js';
 import { insertDeliveryState } from '../webhooks/webhooks.sql.js';
@@ -133,7 +133,7 @@ interface WebhookInput {
 
 function checkWebhook(deps: Deps, webhook: WebhookInput | undefined): void {
   if (webhook?.url == null) return;
-  const problem = webhookUrlProblem(webhook.url, deps.config.webhookAllowInsecure);
+  const problem = webhookUrlProblem(webhook.url, targetPolicy(deps.config));
   if (problem) throw validationFailed({ 'webhook.url': [problem] });
 }
 

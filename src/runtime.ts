@@ -111,6 +111,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
     idempotency: createIdempotencyStatements(database.db),
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
     staffTokenUses: new Map(),
+    knownStaffCredentials: new Map(),
     snapshots: new SnapshotCache(),
   };
 }

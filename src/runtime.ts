@@ -14,7 +14,7 @@ import { createIdempotencyStatements } from './http/idempotency.js';
 import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
-import { createIntegrationViewCache } from './modules/integrations/integrations.service.js';
+import { createIntegrationViewCache, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
 import { keepSnapshotsFresh } from './modules/calendar/calendar.snapshot-refresh.js';
@@ -141,6 +141,8 @@ export async function createRuntime(
     state: createRuntimeState(database, logger),
   };
   deps.signals.setMaxListeners(100);
+  const resealed = await resealWebhookSecrets(deps);
+  if (resealed > 0) logger.info({ integrations: resealed }, `webhook secrets of ${resealed} integrations sealed again with their integration id`);
   if (deps.engine === 'postgres') keepSnapshotsFresh(deps);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });

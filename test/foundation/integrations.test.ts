@@ -55,7 +55,7 @@ describe('integrations', () => {
     const row = await ctx.deps.db.selectFrom('integrations').selectAll().where('id', '=', integration.id).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(api_key.slice(4));
     expect(JSON.stringify(row)).not.toContain(webhook_secret.slice(6));
-    expect(ctx.deps.secrets.decrypt(row.webhook_secret_enc)).toBe(webhook_secret);
+    expect(ctx.deps.secrets.decrypt(row.webhook_secret_enc, integration.id)).toBe(webhook_secret);
 
     // a second integration with the same name gets the next free slug
     const again = await ctx.staff('POST', '/integrations', { brand_id: brandId, name: 'Acme PMS' });

@@ -58,6 +58,12 @@ describe('scopes', () => {
     expect(names).not.toContain('another operator');
   });
 
+  it('an operator token may revoke itself (it takes power from no one else)', async () => {
+    const { token, staff_token } = await mint({ name: 'retiring operator' });
+    expect((await as(token, 'DELETE', `/staff-tokens/${staff_token.id}`)).statusCode).toBe(200);
+    expect((await as(token, 'GET', '/staff-tokens')).statusCode).toBe(401);
+  });
+
   it('an admin named token mints and revokes', async () => {
     const admin = await mint({ name: 'admin bot', scope: 'admin' });
     const minted = await mint({ name: 'minted by bot' }, admin.token);

@@ -110,7 +110,7 @@ export async function authenticateStaffToken(deps: Deps, token: string): Promise
   return { id: row.id, scope: row.scope };
 }
 
-/** Minting and revoking staff tokens: admin tokens only. */
+/** Minting staff tokens and revoking other ones: admin tokens only. */
 export function requireAdmin(actor: StaffIdentity): void {
   if (actor.scope !== 'admin') {
     throw new AppError(403, 'INSUFFICIENT_SCOPE', 'Only an admin staff token may mint or revoke staff tokens.');
@@ -138,13 +138,14 @@ export async function listStaffTokens(deps: Deps, query: { page?: number; per_pa
 }
 
 /**
- * Revokes a live token; it stops authenticating with the next request, in every process. The
- * caller's own token may be revoked (this answer still goes out). Refused: the token this process
+ * Revokes a live token; it stops authenticating with the next request, in every process. Admin
+ * tokens revoke any token; any token may revoke itself (this answer still goes out). Refused: the token this process
  * was started with (STAFF_TOKEN is authoritative; change the setting instead), and the last live
  * admin token (nobody could manage staff tokens any more).
  */
 export async function revokeStaffToken(deps: Deps, actor: StaffIdentity, id: number) {
-  requireAdmin(actor);
+  // Retiring one's own token takes power away from no one else: any token may.
+  if (id !== actor.id) requireAdmin(actor);
   const now = deps.clock.now();
   const configuredHash = deps.config.staffToken ? sha256Hex(deps.config.staffToken) : null;
   const row = await deps.db.transaction().execute(async (trx) => {

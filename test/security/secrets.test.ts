@@ -1,5 +1,6 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.js';
 import { createSecretBox, parseSecretsKey } from '../../src/lib/secrets.js';
 import { liveWebhookSecrets, resealWebhookSecrets, webhookSigningSecrets } from '../../src/modules/integrations/integrations.service.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -97,5 +98,14 @@ describe('stored secrets', () => {
     expect(await webhookSigningSecrets(ctx.deps, first.id)).toEqual([first.webhookSecret]);
     expect(await webhookSigningSecrets(ctx.deps, second.id)).toEqual([rotated, second.webhookSecret]);
     expect(await resealWebhookSecrets(ctx.deps)).toBe(0);
+  });
+
+  it('an old secret that the configured key cannot open stops the start with a configuration error', async () => {
+    const integration = await ctx.createIntegration();
+    await ctx.deps.db.updateTable('integrations').set({ webhook_secret_enc: sealV1(randomBytes(32), 'whsec_other_key') }).where('id', '=', integration.id).execute();
+    await expect(resealWebhookSecrets(ctx.deps)).rejects.toThrow(ConfigError);
+    await expect(resealWebhookSecrets(ctx.deps)).rejects.toThrow(`SECRETS_KEY does not open the stored webhook secret of integration ${integration.id}`);
+    // nothing was changed
+    expect((await readRow(integration.id)).webhook_secret_enc.startsWith('v1.')).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { IntegrationsTable } from '../../db/schema.js';
+import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { forgetIntegration } from '../../http/auth.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
@@ -308,7 +309,16 @@ export function liveWebhookSecrets(
 export async function resealWebhookSecrets(deps: Pick<Deps, 'db' | 'secrets'>): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     const rows = await lockLegacySealedSecrets(trx, `${LEGACY_VERSION}.`);
-    const reseal = (sealed: string, id: number) => (sealed.startsWith(`${LEGACY_VERSION}.`) ? deps.secrets.encrypt(deps.secrets.openLegacy(sealed), id) : sealed);
+    const reseal = (sealed: string, id: number) => {
+      if (!sealed.startsWith(`${LEGACY_VERSION}.`)) return sealed;
+      let plain: string;
+      try {
+        plain = deps.secrets.openLegacy(sealed);
+      } catch {
+        throw new ConfigError(`SECRETS_KEY does not open the stored webhook secret of integration ${id}: start with the key the secrets were sealed with`);
+      }
+      return deps.secrets.encrypt(plain, id);
+    };
     for (const row of rows) {
       await setSealedSecrets(trx, row.id, reseal(row.webhook_secret_enc, row.id), row.webhook_secret_prev_enc === null ? null : reseal(row.webhook_secret_prev_enc, row.id));
     }

@@ -58,8 +58,8 @@ describe('/docs', () => {
     },
   );
 
-  it('the page carries a strict Content-Security-Policy with frame-ancestors none', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/docs/' });
+  it.each(['/docs', '/docs/', '/docs/static/swagger-initializer.js'])('%s carries a strict Content-Security-Policy with frame-ancestors none', async (url) => {
+    const res = await ctx.app.inject({ method: 'GET', url });
     expect(res.statusCode).toBe(200);
     const csp = String(res.headers['content-security-policy']);
     const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name, values]));

@@ -48,7 +48,7 @@ export function registerStaffTokenRoutes(staff: FastifyInstance, deps: Deps): vo
     '/staff-tokens/:id',
     {
       schema: {
-        summary: 'Revoke a staff token; it stops working at once (admin tokens only; not the STAFF_TOKEN setting, not the last live admin token)',
+        summary: 'Revoke a staff token; it stops working at once (admin tokens, or a token itself; not the STAFF_TOKEN setting, not the last live admin token)',
         tags,
         params: IdParams,
         response: { 200: envelope(StaffTokenView), ...errorResponses(401, 403, 404, 409, 429) },

@@ -125,10 +125,22 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     // Named components, every status and header, webhooks: see openapi-finish.ts.
     transformObject: (document) => finishOpenApi(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as never) as never,
   });
-  // The human-readable reference (Swagger UI), from the same document.
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: false } });
-
-  app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The human-readable reference (Swagger UI), from the same document, in a scope of its own so
+  // that its headers reach every /docs answer and nothing else.
+  await app.register(async (docs) => {
+    // Same origin as the console, whose staff token sits in sessionStorage: no framing, no foreign code.
+    docs.addHook('onSend', (_request, reply, payload, done) => {
+      reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
+      done(null, payload);
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { deepLinking: true, tryItOutEnabled: false },
+      staticCSP: true,
+      transformStaticCSP: docsCsp,
+    });
+    docs.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  });
   registerConsole(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
@@ -180,6 +192,18 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   );
 
   return app;
+}
+
+/**
+ * Swagger UI's own strict policy (its scripts by hash, no inline handlers), never framed; without
+ * upgrade-insecure-requests, which would break the page where the service is reached over plain HTTP.
+ */
+export function docsCsp(header: string): string {
+  const kept = header
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && !/^(frame-ancestors|upgrade-insecure-requests)\b/.test(directive));
+  return [...kept, "frame-ancestors 'none'"].join('; ');
 }
 
 /** Every failure, expected or not, leaves in the contract's envelope; 5xx never say why. */

@@ -13,7 +13,10 @@ export interface Config {
   staffToken: string | null;
   secretsKey: string | null;
   testClock: boolean;
+  /** Plain `http://` webhook URLs (WEBHOOK_ALLOW_INSECURE). */
   webhookAllowInsecure: boolean;
+  /** Webhooks to loopback, private, link-local and reserved addresses and local names (WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
   maxStayNights: number;
   workers: number;
   logLevel: string;
@@ -29,6 +32,8 @@ export interface Config {
   staffAuthFailureLimit: number;
   /** A bearer token that may read /metrics (besides staff tokens). */
   metricsToken: string | null;
+  /** At start, revoke every staff token but STAFF_TOKEN's (STAFF_TOKEN_REVOKE_OTHERS; needs STAFF_TOKEN). */
+  staffTokenRevokeOthers: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -103,6 +108,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (metricsToken !== null && !/^[A-Za-z0-9_\-.~+/]{16,256}=*$/.test(metricsToken)) {
     throw new ConfigError('METRICS_TOKEN must be 16 to 256 characters of letters, digits and -._~+/ (a bearer token)');
   }
+  const staffTokenRevokeOthers = flag(env, 'STAFF_TOKEN_REVOKE_OTHERS');
+  const configuredStaffToken = staffToken(env);
+  if (staffTokenRevokeOthers && !configuredStaffToken) {
+    throw new ConfigError('STAFF_TOKEN_REVOKE_OTHERS needs STAFF_TOKEN: it keeps that token and revokes every other one');
+  }
   if (workers > 1 && !databaseUrl?.startsWith('postgres')) {
     throw new ConfigError('WORKERS above 1 needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database lives in one process');
   }
@@ -111,10 +121,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     databaseUrl,
     dataDir,
-    staffToken: staffToken(env),
+    staffToken: configuredStaffToken,
     secretsKey: secretsKeySetting(env),
     testClock: flag(env, 'TEST_CLOCK'),
     webhookAllowInsecure: flag(env, 'WEBHOOK_ALLOW_INSECURE'),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     maxStayNights: intSetting(env, 'MAX_STAY_NIGHTS', 30, 1, 3650),
     workers,
     logLevel,
@@ -124,5 +135,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     staffRateLimit: intSetting(env, 'STAFF_RATE_LIMIT', 600, 1, 1_000_000),
     staffAuthFailureLimit: intSetting(env, 'STAFF_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
     metricsToken,
+    staffTokenRevokeOthers,
   });
 }

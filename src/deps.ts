@@ -9,7 +9,7 @@ import type { Clock } from './lib/clock.js';
 import type { SecretBox } from './lib/secrets.js';
 import type { AuthCache } from './http/auth.js';
 import type { IdempotencyStatements } from './http/idempotency.js';
-import type { CounterStore } from './http/rate-limit.js';
+import type { CounterStore, KnownCredentials } from './http/rate-limit.js';
 import type { IntegrationViewCache } from './modules/integrations/integrations.service.js';
 import type { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
 import type { StaffTokenUses } from './modules/integrations/staff-tokens.service.js';
@@ -52,6 +52,8 @@ export interface RuntimeState {
   rateCounters: CounterStore;
   /** When a staff token's use was last recorded. */
   staffTokenUses: StaffTokenUses;
+  /** Staff credentials authenticated a moment ago: exempt from the lockout's advance count. */
+  knownStaffCredentials: KnownCredentials;
   /** Availability snapshots as sent, with the calendar version they were built at. */
   snapshots: SnapshotCache;
 }

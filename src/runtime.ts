@@ -4,7 +4,8 @@ import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import type pino from 'pino';
+import { createLogger } from './lib/logger.js';
 import { ConfigError, type Config } from './config.js';
 import { migrate, openDatabase, type Database, type DatabaseOptions } from './db/database.js';
 import type { Deps, RuntimeState } from './deps.js';
@@ -13,7 +14,7 @@ import { createIdempotencyStatements } from './http/idempotency.js';
 import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
-import { createIntegrationViewCache } from './modules/integrations/integrations.service.js';
+import { createIntegrationViewCache, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
 import { keepSnapshotsFresh } from './modules/calendar/calendar.snapshot-refresh.js';
@@ -110,6 +111,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
     idempotency: createIdempotencyStatements(database.db),
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
     staffTokenUses: new Map(),
+    knownStaffCredentials: new Map(),
     snapshots: new SnapshotCache(),
   };
 }
@@ -117,7 +119,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
 /** Config → database → migrations → deps: everything but the HTTP server and the loops. */
 export async function createRuntime(
   config: Config,
-  logger = pino({ level: config.logLevel }),
+  logger = createLogger(config.logLevel),
   databaseOptions: RuntimeDatabaseOptions = {},
 ): Promise<Runtime> {
   const embeddedOnDisk = !config.databaseUrl;
@@ -139,6 +141,8 @@ export async function createRuntime(
     state: createRuntimeState(database, logger),
   };
   deps.signals.setMaxListeners(100);
+  const resealed = await resealWebhookSecrets(deps);
+  if (resealed > 0) logger.info({ integrations: resealed }, `webhook secrets of ${resealed} integrations sealed again with their integration id`);
   if (deps.engine === 'postgres') keepSnapshotsFresh(deps);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });

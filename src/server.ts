@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './lib/logger.js';
 import { buildApp } from './app.js';
 import { startBackground } from './background.js';
 import { listenForAuthChanges } from './http/auth.js';
@@ -68,7 +69,7 @@ function engineLine(config: Config, runtime: Runtime): Record<string, unknown> {
 }
 
 async function serve(config: Config): Promise<void> {
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config.logLevel);
   const runtime = await runtimeOrExit(config, logger);
   const { deps, database } = runtime;
   logger.info(
@@ -76,6 +77,7 @@ async function serve(config: Config): Promise<void> {
     runtime.migrations.length > 0 ? `database ready: ${runtime.migrations.length} migrations applied` : 'database ready: schema current',
   );
   if (config.testClock) logger.warn('TEST_CLOCK on: the staff API can move the service clock. Never use this in production.');
+  if (config.webhookAllowPrivate) logger.warn('WEBHOOK_ALLOW_PRIVATE on: webhooks may reach loopback, private and link-local addresses. For local development only.');
   if (!config.rateLimits) logger.warn('RATE_LIMITS=off: request rate tiers are not enforced. For load tests only.');
   try {
     if (!cluster.isWorker) {
@@ -141,7 +143,7 @@ async function serve(config: Config): Promise<void> {
 
 /** WORKERS > 1: migrate and bootstrap once, fork, replace crashed workers, drain them on SIGTERM. */
 async function primary(config: Config): Promise<void> {
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config.logLevel);
   const runtime = await runtimeOrExit(config, logger);
   logger.info({ ...engineLine(config, runtime), workers: config.workers }, `database ready; starting ${config.workers} workers`);
   try {
@@ -191,7 +193,7 @@ async function primary(config: Config): Promise<void> {
 /** Starts the service with a configuration already checked (see main.ts). */
 export async function start(config: Config): Promise<void> {
   // A stray rejected promise (a database call nobody awaited) is logged, never fatal.
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config.logLevel);
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   if (config.workers > 1 && cluster.isPrimary) return primary(config);
   await serve(config);

@@ -119,6 +119,7 @@ export async function startService(env: Record<string, string>, options: Service
       SECRETS_KEY,
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_INSECURE: '1',
+      WEBHOOK_ALLOW_PRIVATE: '1',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -19,9 +19,13 @@ export interface StaffTokensTable {
   token_hash: string;
   name: string;
   kind: 'bootstrap' | 'named';
+  /** admin: everything, minting and revoking staff tokens included; operator: everything else. */
+  scope: 'admin' | 'operator';
   created_at: Timestamp;
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;
+  /** Authenticates no more from then on; null: never expires. */
+  expires_at: Timestamp | null;
 }
 
 export interface BrandsTable {

@@ -3,9 +3,9 @@ import { sql } from 'kysely';
 import { listen, subscriptions, type Subscription } from '../db/listener.js';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
-import { authenticateStaffToken } from '../modules/integrations/staff-tokens.service.js';
-import { fail } from './errors.js';
-import { guardStaff } from './rate-limit.js';
+import { authenticateStaffToken, type StaffIdentity } from '../modules/integrations/staff-tokens.service.js';
+import { AppError, fail } from './errors.js';
+import { guardStaff, staffAttempt } from './rate-limit.js';
 
 export interface IntegrationContext {
   id: number;
@@ -19,6 +19,8 @@ declare module 'fastify' {
     integration: IntegrationContext;
     /** The staff API: id of the staff token the request authenticated with. */
     staffTokenId: number;
+    /** The staff API: the staff token the request authenticated with, and its scope. */
+    staffToken: StaffIdentity;
   }
 }
 
@@ -32,8 +34,18 @@ export function bearerToken(request: FastifyRequest): string | null {
 
 const unauthenticated = () => fail('UNAUTHENTICATED', 'A valid API key is required: send Authorization: Bearer <API_KEY>.');
 
-async function isStaffToken(deps: Deps, token: string): Promise<boolean> {
-  return (await authenticateStaffToken(deps, token)) !== null;
+/**
+ * A bearer that is no integration key but has a staff token's form, on the integrations API: a
+ * valid staff token is 403 NOT_INTEGRATION_TOKEN (the contract), anything else 401. It is judged
+ * under the staff lockout of the address (a wrong one counts as a failed staff authentication, a
+ * locked-out address is answered 429), so this API is no better an oracle for staff tokens than the
+ * staff API.
+ */
+async function refuseStaffShaped(deps: Deps, request: FastifyRequest, token: string): Promise<never> {
+  await staffAttempt(deps, request, async () => {
+    if ((await authenticateStaffToken(deps, token)) === null) throw unauthenticated();
+  });
+  throw fail('NOT_INTEGRATION_TOKEN', 'This token is not an integration API key.');
 }
 
 interface KeyRow {
@@ -134,9 +146,7 @@ async function lookUp(deps: Deps, request: FastifyRequest, reply: FastifyReply, 
   if (!token) throw unauthenticated();
   const integration = await findIntegrationByKey(deps, token);
   if (!integration) {
-    if (await isStaffToken(deps, token)) {
-      throw fail('NOT_INTEGRATION_TOKEN', 'This token is not an integration API key.');
-    }
+    if (token.startsWith('dls_')) await refuseStaffShaped(deps, request, token);
     throw unauthenticated();
   }
   admit(request, reply, integration);
@@ -156,23 +166,29 @@ function admit(request: FastifyRequest, reply: FastifyReply, integration: KeyRow
   request.log = reply.log = request.log.child({ integration_id: integration.id });
 }
 
-/** onRequest hook of the staff API, behind its rate limits (guardStaff). */
-export function staffAuth(deps: Deps) {
-  return guardStaff(deps, async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** The staff API's authentication, without its rate limits: see staffAuth. */
+export function authenticateStaff(deps: Deps) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw fail('UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
-    const staffTokenId = await authenticateStaffToken(deps, token);
-    if (staffTokenId !== null) {
-      request.staffTokenId = staffTokenId;
+    const staffToken = await authenticateStaffToken(deps, token);
+    if (staffToken !== null) {
+      request.staffToken = staffToken;
+      request.staffTokenId = staffToken.id;
       // which staff token did what, in the request's log lines
-      request.log = reply.log = request.log.child({ staff_token_id: staffTokenId });
+      request.log = reply.log = request.log.child({ staff_token_id: staffToken.id });
       return;
     }
     if (await findIntegrationByKey(deps, token)) {
       throw fail('NOT_STAFF_TOKEN', 'An integration API key cannot call the staff API.');
     }
     throw fail('UNAUTHENTICATED', 'A valid staff token is required: send Authorization: Bearer <STAFF_TOKEN>.');
-  });
+  };
+}
+
+/** onRequest hook of the staff API, behind its rate limits and failure lockout (guardStaff). */
+export function staffAuth(deps: Deps) {
+  return guardStaff(deps, authenticateStaff(deps));
 }
 
 /**

@@ -18,6 +18,8 @@ export interface CounterStore {
   seen(window: number, bucket: string): number;
   /** The bucket's count in the window, without adding to it. */
   read(window: number, bucket: string): number | Promise<number>;
+  /** Takes back one hit of the bucket in the window (an attempt counted in advance that turned out not to count). */
+  release(window: number, bucket: string): void | Promise<void>;
 }
 
 /** Counts of the current window only: the next window starts from an empty map. */
@@ -36,6 +38,13 @@ class WindowCounts {
 
   get(window: number, bucket: string): number {
     return window > this.window ? 0 : (this.counts.get(bucket) ?? 0);
+  }
+
+  /** Lowers the bucket's count to `count` (never raises it); nothing for a window already gone. */
+  lower(window: number, bucket: string, count: number): void {
+    if (window !== this.window) return;
+    const current = this.counts.get(bucket);
+    if (current !== undefined && count < current) this.counts.set(bucket, Math.max(0, count));
   }
 }
 
@@ -59,6 +68,10 @@ class MemoryStore implements CounterStore {
 
   read(window: number, bucket: string): number {
     return this.counts.get(window, bucket);
+  }
+
+  release(window: number, bucket: string): void {
+    this.counts.lower(window, bucket, this.counts.get(window, bucket) - 1);
   }
 }
 
@@ -134,6 +147,16 @@ class PostgresStore implements CounterStore {
     const local = this.local.of(window);
     if (hits > (local.get(bucket) ?? 0)) local.set(bucket, hits);
     return hits;
+  }
+
+  async release(window: number, bucket: string): Promise<void> {
+    const { rows } = await sql<{ hits: number }>`
+      update rate_limit_counters set hits = hits - 1
+      where window_minute = ${window} and bucket = ${bucket} and hits > 0
+      returning hits
+    `.execute(this.db);
+    // what this process saw includes the hit taken back
+    if (rows[0]) this.local.lower(window, bucket, rows[0].hits);
   }
 
   /**

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { AppError, fail } from './errors.js';
+import type { CounterStore } from './rate-limit.store.js';
+import { sha256Hex } from '../lib/secrets.js';
 import type { IntegrationAuthHook } from './auth.js';
 
 export { createCounterStore, type CounterStore } from './rate-limit.store.js';
@@ -321,52 +323,101 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
 // ---------------------------------------------------------------------------------------------
 // Staff API
 
+/** Credentials this runtime authenticated a moment ago (Deps.state.knownStaffCredentials): hash → until (ms). */
+export type KnownCredentials = Map<string, number>;
+const KNOWN_MS = 10 * 60_000;
+const KNOWN_MAX = 1_000;
+
+function lockedOut(limit: number, retryAfter: number): AppError {
+  return fail(
+    'RATE_LIMITED',
+    `Too many failed authentications from this address: at most ${limit} a minute. Retry after ${retryAfter} seconds.`,
+    { retry_after: retryAfter },
+    { 'retry-after': String(retryAfter) },
+  );
+}
+
+/** A failed authentication is a presented credential that names nothing (a guess): a 401 to a request that carried one. */
+const isGuess = (error: unknown, request: FastifyRequest) =>
+  error instanceof AppError && error.status === 401 && request.headers.authorization !== undefined;
+
+/**
+ * Runs one staff authentication (`evaluate`, which throws a 401 AppError for a wrong credential)
+ * under the lockout of the request's source address (`staff-auth-failures`, bucketed as above):
+ *
+ * - an address already at STAFF_AUTH_FAILURE_LIMIT failures in the window is refused (429), the
+ *   right credential included: otherwise a guesser would learn from the status which guess was right;
+ * - a credential not authenticated by this runtime lately is counted as a failure before it is
+ *   evaluated, and the count is given back when it turns out right (or not a guess: an integration
+ *   key, 403). So a burst of concurrent guesses gets exactly the remaining allowance evaluated and the
+ *   rest refused, wherever the counts live (PostgreSQL: shared by every process);
+ * - a credential authenticated lately (known good) is evaluated without the advance count, so a
+ *   staff script's parallel calls do not use up the allowance; if it fails now (revoked), it counts.
+ *
+ * Used by the staff API, /metrics (METRICS_TOKEN included) and the partner API for staff-shaped
+ * bearers. Without rate limits (RATE_LIMITS=off) it only evaluates.
+ */
+export async function staffAttempt(deps: Deps, request: FastifyRequest, evaluate: () => Promise<void>): Promise<void> {
+  if (!deps.config.rateLimits) return evaluate();
+  const limit = deps.config.staffAuthFailureLimit;
+  const store = deps.state.rateCounters;
+  const { window, resetSeconds } = windowOf(deps);
+  const bucket = `staff-fail:${addressBucket(request.ip)}`;
+  // An address this process already knows to be locked out costs no round trip (a flood of guesses).
+  if (store.seen(window, bucket) >= limit) throw lockedOut(limit, resetSeconds);
+  const header = request.headers.authorization;
+  const credential = typeof header === 'string' ? sha256Hex(header) : null;
+  const known = deps.state.knownStaffCredentials;
+  const knownUntil = credential === null ? undefined : known.get(credential);
+
+  if (credential === null || (knownUntil !== undefined && knownUntil > deps.clock.nowMs())) {
+    if ((await store.read(window, bucket)) >= limit) throw lockedOut(limit, resetSeconds);
+    try {
+      await evaluate();
+    } catch (error) {
+      if (!isGuess(error, request)) throw error;
+      if (credential !== null) known.delete(credential);
+      const [failed] = await store.hit(window, [bucket]);
+      if (failed > limit) throw lockedOut(limit, resetSeconds);
+      throw error;
+    }
+    return;
+  }
+
+  // Counted before it is evaluated.
+  const [attempt] = await store.hit(window, [bucket]);
+  if (attempt > limit) throw lockedOut(limit, resetSeconds);
+  try {
+    await evaluate();
+  } catch (error) {
+    if (!isGuess(error, request)) await store.release(window, bucket);
+    throw error;
+  }
+  await store.release(window, bucket);
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.set(credential, deps.clock.nowMs() + KNOWN_MS);
+}
+
 /**
  * Wraps the staff API's authentication hook with its two limits per source address (bucketed as
- * above), in the same windows and counters as the integrations API:
- *
- * - every call counts against `staff-ip` (STAFF_RATE_LIMIT, 600 a minute by default), refused ones
- *   included, before the token is looked at;
- * - every failed authentication (an Authorization header whose token is wrong, revoked or
- *   malformed: 401) also counts against `staff-auth-failures` (STAFF_AUTH_FAILURE_LIMIT, 10 a minute). Once an address has
- *   used them up, every staff call of the address is refused until the window ends, the right
- *   token included: otherwise a guesser would learn from the answer's status which guess was right.
+ * above), in the same windows and counters as the integrations API: every call counts against
+ * `staff-ip` (STAFF_RATE_LIMIT, 600 a minute by default), refused ones included, before the token
+ * is looked at; and the authentication runs under the failure lockout (staffAttempt).
  *
  * Refusals are 429 `RATE_LIMITED` with Retry-After (seconds to the window's end).
  */
 export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
   if (!deps.config.rateLimits) return authenticate;
   const overall: Tier = { name: 'staff-ip', limit: deps.config.staffRateLimit, covers: 'staff API calls from one source address' };
-  const failures: Tier = { name: 'staff-auth-failures', limit: deps.config.staffAuthFailureLimit, covers: 'failed staff authentications' };
-  const lockedOut = (retryAfter: number) =>
-    fail(
-      'RATE_LIMITED',
-      `Too many failed authentications from this address: at most ${failures.limit} a minute. Retry after ${retryAfter} seconds.`,
-      { retry_after: retryAfter },
-      { 'retry-after': String(retryAfter) },
-    );
   return async function rateLimitedStaffAuthentication(request, reply) {
     const store = deps.state.rateCounters;
     const { window, resetSeconds } = windowOf(deps);
     const address = addressBucket(request.ip);
-    const failureBucket = `staff-fail:${address}`;
     // An address this process already knows to be locked out costs no round trip (a flood of guesses).
-    if (store.seen(window, failureBucket) >= failures.limit) throw lockedOut(resetSeconds);
+    if (store.seen(window, `staff-fail:${address}`) >= deps.config.staffAuthFailureLimit) throw lockedOut(deps.config.staffAuthFailureLimit, resetSeconds);
     const [count] = await store.hit(window, [`staff-ip:${address}`]);
     // No X-RateLimit fields here: those are the integrations API's contract; a 429 says Retry-After.
     if (usage(overall, count).exceeded) throw rateLimited(overall, resetSeconds);
-    if ((await store.read(window, failureBucket)) >= failures.limit) throw lockedOut(resetSeconds);
-    try {
-      await authenticate(request, reply);
-    } catch (error) {
-      // A failed authentication is a presented credential that names nothing (a guess): not a call
-      // without one, not an integration key (a real credential, answered 403), not the database
-      // being away.
-      if (!(error instanceof AppError && error.status === 401 && request.headers.authorization !== undefined)) throw error;
-      const [failed] = await store.hit(window, [failureBucket]);
-      // Failures racing each other past the limit: the ones beyond it are refused like the rest.
-      if (failed > failures.limit) throw lockedOut(resetSeconds);
-      throw error;
-    }
+    await staffAttempt(deps, request, () => authenticate(request, reply));
   };
 }

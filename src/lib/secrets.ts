@@ -19,27 +19,55 @@ export function parseSecretsKey(text: string): Buffer {
   return key;
 }
 
-/** AES-256-GCM for secrets at rest: `v1.<iv>.<tag>.<ciphertext>`, each base64url. */
+/**
+ * AES-256-GCM for webhook secrets at rest: `v2.<iv>.<tag>.<ciphertext>`, each base64url, sealed
+ * with the integration's id as associated data, so a ciphertext copied to another integration's
+ * row does not open there. The tag is 16 bytes, pinned on both sides: Node would otherwise accept
+ * a truncated tag, which is easier to forge.
+ *
+ * `v1` (no associated data) is what earlier versions wrote; openLegacy reads it only to seal it
+ * again as v2 (resealWebhookSecrets, at start), and decrypt refuses it.
+ */
 export interface SecretBox {
-  encrypt(plain: string): string;
-  decrypt(sealed: string): string;
+  encrypt(plain: string, integrationId: number): string;
+  decrypt(sealed: string, integrationId: number): string;
+  /** A `v1` secret (no associated data), for resealing only. */
+  openLegacy(sealed: string): string;
+}
+
+const TAG_BYTES = 16;
+export const SEALED_VERSION = 'v2';
+export const LEGACY_VERSION = 'v1';
+
+const associatedData = (integrationId: number) => Buffer.from(`doorloom:integration:${integrationId}`, 'utf8');
+
+function parts(sealed: string, version: string): { iv: Buffer; tag: Buffer; body: Buffer } {
+  const [v, iv, tag, body, extra] = sealed.split('.');
+  if (v !== version || !iv || !tag || body === undefined || extra !== undefined) throw new Error('unreadable sealed secret');
+  const parsed = { iv: Buffer.from(iv, 'base64url'), tag: Buffer.from(tag, 'base64url'), body: Buffer.from(body, 'base64url') };
+  if (parsed.iv.length !== 12 || parsed.tag.length !== TAG_BYTES) throw new Error('unreadable sealed secret');
+  return parsed;
+}
+
+function open(key: Buffer, sealed: string, version: string, aad: Buffer | null): string {
+  const { iv, tag, body } = parts(sealed, version);
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  if (aad) decipher.setAAD(aad);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
   return {
-    encrypt(plain) {
+    encrypt(plain, integrationId) {
       const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+      cipher.setAAD(associatedData(integrationId));
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       const tag = cipher.getAuthTag();
-      return ['v1', iv.toString('base64url'), tag.toString('base64url'), body.toString('base64url')].join('.');
+      return [SEALED_VERSION, iv.toString('base64url'), tag.toString('base64url'), body.toString('base64url')].join('.');
     },
-    decrypt(sealed) {
-      const [version, iv, tag, body] = sealed.split('.');
-      if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unreadable sealed secret');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
-    },
+    decrypt: (sealed, integrationId) => open(key, sealed, SEALED_VERSION, associatedData(integrationId)),
+    openLegacy: (sealed) => open(key, sealed, LEGACY_VERSION, null),
   };
 }

@@ -165,7 +165,7 @@ describe('operator console in Chromium', () => {
     await page.locator('#dialog-cancel').click();
     await expect.poll(() => page.locator('#notice').textContent()).toContain('Webhook secret rotated.');
     const row = await world.deps.db.selectFrom('integrations').select('webhook_secret_enc').where('id', '=', world.failing.id).executeTakeFirstOrThrow();
-    expect(world.deps.secrets.decrypt(row.webhook_secret_enc)).toBe(newSecret);
+    expect(world.deps.secrets.decrypt(row.webhook_secret_enc, world.failing.id)).toBe(newSecret);
   });
 
   it('edits the webhook, disables and enables, each confirmed and reported', async () => {

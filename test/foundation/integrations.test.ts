@@ -55,7 +55,7 @@ describe('integrations', () => {
     const row = await ctx.deps.db.selectFrom('integrations').selectAll().where('id', '=', integration.id).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(api_key.slice(4));
     expect(JSON.stringify(row)).not.toContain(webhook_secret.slice(6));
-    expect(ctx.deps.secrets.decrypt(row.webhook_secret_enc)).toBe(webhook_secret);
+    expect(ctx.deps.secrets.decrypt(row.webhook_secret_enc, integration.id)).toBe(webhook_secret);
 
     // a second integration with the same name gets the next free slug
     const again = await ctx.staff('POST', '/integrations', { brand_id: brandId, name: 'Acme PMS' });
@@ -69,7 +69,7 @@ describe('integrations', () => {
     const noBrand = await ctx.staff('POST', '/integrations', { brand_id: 987654, name: 'x' });
     expect(noBrand.statusCode).toBe(422);
     expect(noBrand.json().errors).toHaveProperty('brand_id');
-    const insecure = await createTestContext({ WEBHOOK_ALLOW_INSECURE: '0' });
+    const insecure = await createTestContext({ WEBHOOK_ALLOW_INSECURE: '0', WEBHOOK_ALLOW_PRIVATE: '0' });
     try {
       const brandId = await insecure.createBrand();
       for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://10.1.2.3/', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://localhost/x', 'not a url']) {

@@ -71,6 +71,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     STAFF_TOKEN,
     TEST_CLOCK: '1',
     WEBHOOK_ALLOW_INSECURE: '1',
+    WEBHOOK_ALLOW_PRIVATE: '1',
     LOG_LEVEL: 'silent',
     // PostgreSQL needs a key to seal webhook secrets; each context has its own.
     SECRETS_KEY: randomBytes(32).toString('hex'),

@@ -21,6 +21,8 @@ describe('configuration errors (real process)', { timeout: 180_000 }, () => {
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     ['WORKERS on the embedded database', { WORKERS: '2', DATABASE_URL: 'memory:' }, /WORKERS above 1 needs PostgreSQL/],
     ['REQUEST_TIMEOUT_SECONDS zero', { REQUEST_TIMEOUT_SECONDS: '0' }, /REQUEST_TIMEOUT_SECONDS must be an integer from 1/],
+    ['WEBHOOK_ALLOW_PRIVATE not a boolean', { WEBHOOK_ALLOW_PRIVATE: 'yes' }, /WEBHOOK_ALLOW_PRIVATE must be one of 1\/0, true\/false, on\/off/],
+    ['STAFF_TOKEN_REVOKE_OTHERS without STAFF_TOKEN', { STAFF_TOKEN_REVOKE_OTHERS: '1', STAFF_TOKEN: undefined }, /STAFF_TOKEN_REVOKE_OTHERS needs STAFF_TOKEN/],
     ['DATA_DIR under a file', { DATA_DIR: '/dev/null/data', DATABASE_URL: undefined }, /DATA_DIR \/dev\/null\/data cannot be used/],
   ];
 
@@ -35,7 +37,7 @@ describe('configuration errors (real process)', { timeout: 180_000 }, () => {
       expect(lines[0], name).toMatch(pattern);
       expect(result.stderr, name).not.toMatch(/\n\s+at /);
     });
-  }); // nine service processes start at once: slow on a loaded machine (the describe's budget)
+  }); // eleven service processes start at once: slow on a loaded machine (the describe's budget)
 
   it('an unreachable PostgreSQL: exit 1 and one line naming host, port and cause', async () => {
     const port = await freePort(); // nothing listens there
@@ -59,22 +61,30 @@ describe('boolean settings', () => {
     ['off', false],
     ['OFF', false],
   ])('TEST_CLOCK=%s → %s (and the same for every boolean)', (raw, value) => {
-    const config = loadConfig({ TEST_CLOCK: raw, WEBHOOK_ALLOW_INSECURE: raw, NO_BACKGROUND: raw, RATE_LIMITS: raw });
+    const config = loadConfig({ TEST_CLOCK: raw, WEBHOOK_ALLOW_INSECURE: raw, WEBHOOK_ALLOW_PRIVATE: raw, NO_BACKGROUND: raw, RATE_LIMITS: raw });
     expect(config.testClock).toBe(value);
     expect(config.webhookAllowInsecure).toBe(value);
+    expect(config.webhookAllowPrivate).toBe(value);
     expect(config.background).toBe(!value);
     expect(config.rateLimits).toBe(value);
   });
 
   it.each(['yes', 'no', 'maybe', '2', 'enabled'])('refuses %s', (raw) => {
-    for (const name of ['TEST_CLOCK', 'WEBHOOK_ALLOW_INSECURE', 'NO_BACKGROUND', 'RATE_LIMITS']) {
+    for (const name of ['TEST_CLOCK', 'WEBHOOK_ALLOW_INSECURE', 'WEBHOOK_ALLOW_PRIVATE', 'NO_BACKGROUND', 'RATE_LIMITS', 'STAFF_TOKEN_REVOKE_OTHERS']) {
       expect(() => loadConfig({ [name]: raw })).toThrow(ConfigError);
     }
   });
 
   it('unset booleans take their defaults', () => {
     const config = loadConfig({});
-    expect([config.testClock, config.webhookAllowInsecure, config.background, config.rateLimits]).toEqual([false, false, true, true]);
+    expect([config.testClock, config.webhookAllowInsecure, config.webhookAllowPrivate, config.background, config.rateLimits, config.staffTokenRevokeOthers]).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
     expect(config.requestTimeoutMs).toBe(30_000);
   });
 });

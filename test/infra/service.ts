@@ -20,6 +20,7 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+
 /** Runs the service with `env` (over baseEnv; a key set to undefined is removed). `umask`: as a shell would set it. */
 export async function spawnService(env: Record<string, string | undefined>, options: { umask?: string } = {}): Promise<Service> {
   const port = env.PORT ? Number(env.PORT) : await freePort();

@@ -68,11 +68,11 @@ describe('ids and secrets', () => {
   });
   it('seals and opens secrets, refusing tampering and other keys', () => {
     const box = createSecretBox(randomBytes(32));
-    const sealed = box.encrypt('whsec_abc');
+    const sealed = box.encrypt('whsec_abc', 7);
     expect(sealed).not.toContain('whsec_abc');
-    expect(box.decrypt(sealed)).toBe('whsec_abc');
-    expect(() => createSecretBox(randomBytes(32)).decrypt(sealed)).toThrow();
-    expect(() => box.decrypt(sealed.slice(0, -2) + 'AA')).toThrow();
+    expect(box.decrypt(sealed, 7)).toBe('whsec_abc');
+    expect(() => createSecretBox(randomBytes(32)).decrypt(sealed, 7)).toThrow();
+    expect(() => box.decrypt(sealed.slice(0, -2) + 'AA', 7)).toThrow();
   });
   it('reads a 32-byte key as hex or base64 only', () => {
     expect(parseSecretsKey('ab'.repeat(32)).length).toBe(32);
@@ -101,10 +101,10 @@ describe('webhook URL guard', () => {
     expect(isForbiddenAddress('::ffff:8.8.8.8')).toBe(true);
   });
   it('wants https and no credentials unless insecure targets are allowed', () => {
-    expect(webhookUrlProblem('https://hooks.example.com/x', false)).toBeNull();
-    expect(webhookUrlProblem('http://hooks.example.com/x', false)).not.toBeNull();
-    expect(webhookUrlProblem('https://user:pw@hooks.example.com/x', false)).not.toBeNull();
-    expect(webhookUrlProblem('https://[::ffff:7f00:1]/x', false)).not.toBeNull();
-    expect(webhookUrlProblem('http://127.0.0.1:9000/x', true)).toBeNull();
+    expect(webhookUrlProblem('https://hooks.example.com/x', { insecure: false, private: false })).toBeNull();
+    expect(webhookUrlProblem('http://hooks.example.com/x', { insecure: false, private: false })).not.toBeNull();
+    expect(webhookUrlProblem('https://user:pw@hooks.example.com/x', { insecure: false, private: false })).not.toBeNull();
+    expect(webhookUrlProblem('https://[::ffff:7f00:1]/x', { insecure: false, private: false })).not.toBeNull();
+    expect(webhookUrlProblem('http://127.0.0.1:9000/x', { insecure: true, private: true })).toBeNull();
   });
 });

@@ -92,13 +92,14 @@ const FORBIDDEN_URLS = [
   'https://./x',
 ];
 
+const STRICT = { insecure: false, private: false };
 const literal = (address: string) => (address.includes(':') ? `[${address}]` : address);
 
 let ctx: TestContext;
 let brandId: number;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ WEBHOOK_ALLOW_INSECURE: '0' });
+  ctx = await createTestContext({ WEBHOOK_ALLOW_INSECURE: '0', WEBHOOK_ALLOW_PRIVATE: '0' });
   brandId = await ctx.createBrand();
 });
 afterAll(async () => {
@@ -112,14 +113,14 @@ async function createWith(url: string) {
 describe('when staff set the URL', () => {
   it.each(FORBIDDEN)('refuses %s (%s)', async (address) => {
     const url = `https://${literal(address)}/hook`;
-    expect(webhookUrlProblem(url, false)).toMatch(/loopback, private, link-local or reserved/);
+    expect(webhookUrlProblem(url, STRICT)).toMatch(/loopback, private, link-local or reserved/);
     const res = await createWith(url);
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ ...failure('VALIDATION_FAILED'), errors: { 'webhook.url': [expect.any(String)] } });
   });
 
   it.each(FORBIDDEN_URLS)('refuses %s', async (url) => {
-    expect(webhookUrlProblem(url, false)).not.toBeNull();
+    expect(webhookUrlProblem(url, STRICT)).not.toBeNull();
     const res = await createWith(url);
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ ...failure('VALIDATION_FAILED'), errors: { 'webhook.url': [expect.any(String)] } });
@@ -136,7 +137,7 @@ describe('when staff set the URL', () => {
 
   it.each(ALLOWED)('accepts the global unicast address %s', async (address) => {
     const url = `https://${literal(address)}/hook`;
-    expect(webhookUrlProblem(url, false)).toBeNull();
+    expect(webhookUrlProblem(url, STRICT)).toBeNull();
     expect((await createWith(url)).statusCode).toBe(201);
   });
 
@@ -144,11 +145,27 @@ describe('when staff set the URL', () => {
     for (const url of ['https://hooks.example.com/x', 'https://hooks.example.com./x']) expect((await createWith(url)).statusCode, url).toBe(201);
   });
 
-  it('WEBHOOK_ALLOW_INSECURE=1 allows loopback, private and local names as before', () => {
-    for (const url of ['http://127.0.0.1:8080/x', 'https://localhost./x', 'https://10.0.0.1/x', 'https://[::1]/x', 'https://[fd00::1]/x']) {
-      expect(webhookUrlProblem(url, true), url).toBeNull();
-      expect(deliveryTargetProblem(new URL(url), true), url).toBeNull();
+  it('WEBHOOK_ALLOW_PRIVATE=1 allows loopback, private and local names; plain http needs WEBHOOK_ALLOW_INSECURE too', () => {
+    const privateOnly = { insecure: false, private: true };
+    for (const url of ['https://127.0.0.1:8080/x', 'https://localhost./x', 'https://10.0.0.1/x', 'https://[::1]/x', 'https://[fd00::1]/x']) {
+      expect(webhookUrlProblem(url, privateOnly), url).toBeNull();
+      expect(deliveryTargetProblem(new URL(url), privateOnly), url).toBeNull();
     }
+    expect(webhookUrlProblem('http://127.0.0.1:8080/x', privateOnly)).toBe('must use https');
+    expect(webhookUrlProblem('http://127.0.0.1:8080/x', { insecure: true, private: true })).toBeNull();
+  });
+
+  it('WEBHOOK_ALLOW_INSECURE=1 alone allows plain http to public addresses only', () => {
+    const insecureOnly = { insecure: true, private: false };
+    expect(webhookUrlProblem('http://hooks.example.com/x', insecureOnly)).toBeNull();
+    expect(webhookUrlProblem('http://93.184.216.34/x', insecureOnly)).toBeNull();
+    for (const url of ['http://127.0.0.1:8080/x', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/x', 'http://[::1]/x', 'http://2130706433/x']) {
+      expect(webhookUrlProblem(url, insecureOnly), url).not.toBeNull();
+      expect(deliveryTargetProblem(new URL(url), insecureOnly), url).toMatch(/loopback, private, link-local or reserved/);
+    }
+    // a name is judged on what it resolves to when the delivery connects (guardedLookup, below)
+    expect(webhookUrlProblem('http://localhost/x', insecureOnly)).toBe('must not point at a local host name');
+    expect(webhookUrlProblem('ftp://hooks.example.com/x', insecureOnly)).toBe('must use http or https');
   });
 });
 
@@ -169,12 +186,12 @@ describe('when a delivery connects', () => {
   });
 
   it.each(FORBIDDEN)('refuses the literal %s (%s) before connecting', (address) => {
-    expect(deliveryTargetProblem(new URL(`https://${literal(address)}/hook`), false)).toMatch(/loopback, private, link-local or reserved/);
+    expect(deliveryTargetProblem(new URL(`https://${literal(address)}/hook`), STRICT)).toMatch(/loopback, private, link-local or reserved/);
   });
 
   it.each(ALLOWED)('connects to %s', async (address) => {
     await expect(resolveTo(address)).resolves.toBe(address);
-    expect(deliveryTargetProblem(new URL(`https://${literal(address)}/hook`), false)).toBeNull();
+    expect(deliveryTargetProblem(new URL(`https://${literal(address)}/hook`), STRICT)).toBeNull();
   });
 
   it('records refused deliveries as failed attempts, without any connection', async () => {

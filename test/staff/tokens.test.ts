@@ -44,8 +44,8 @@ function as(token: string, method: 'GET' | 'POST' | 'DELETE', path: string, body
   });
 }
 
-async function mint(name: string, by = STAFF_TOKEN) {
-  const res = await as(by, 'POST', '/staff-tokens', { name });
+async function mint(name: string, by = STAFF_TOKEN, extra: { scope?: 'admin' | 'operator'; expires_in_days?: number } = {}) {
+  const res = await as(by, 'POST', '/staff-tokens', { name, ...extra });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data as { staff_token: { id: number; name: string }; token: string };
 }
@@ -78,7 +78,16 @@ describe('named staff tokens', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     const { staff_token, token } = res.json().data;
     expect(token).toMatch(/^dls_[A-Za-z0-9]{40}$/);
-    expect(staff_token).toEqual({ id: expect.any(Number), name: 'deploy bot', kind: 'named', created_at: expect.stringMatching(/\+05:30$/), last_used_at: null, revoked_at: null });
+    expect(staff_token).toEqual({
+      id: expect.any(Number),
+      name: 'deploy bot',
+      kind: 'named',
+      scope: 'operator',
+      created_at: expect.stringMatching(/\+05:30$/),
+      last_used_at: null,
+      expires_at: null,
+      revoked_at: null,
+    });
     expect((await as(token, 'GET', '/staff-tokens')).statusCode).toBe(200);
     // and it is no integration key
     const onApi = await ctx.api(token, 'GET', '/me');
@@ -101,7 +110,7 @@ describe('named staff tokens', () => {
     const list = res.json().data as Array<Record<string, unknown>>;
     expect(list.find((t) => t.id === staff_token.id)).toEqual({ ...staff_token, last_used_at: null });
     expect(list.find((t) => t.kind === 'bootstrap')).toMatchObject({ name: 'STAFF_TOKEN', revoked_at: null });
-    for (const entry of list) expect(Object.keys(entry).sort()).toEqual(['created_at', 'id', 'kind', 'last_used_at', 'name', 'revoked_at']);
+    for (const entry of list) expect(Object.keys(entry).sort()).toEqual(['created_at', 'expires_at', 'id', 'kind', 'last_used_at', 'name', 'revoked_at', 'scope']);
     expect(res.body).not.toContain(token);
     expect(res.body).not.toContain(token.slice(4));
     const hashes = await ctx.deps.db.selectFrom('staff_tokens').select('token_hash').execute();
@@ -139,7 +148,7 @@ describe('named staff tokens', () => {
   it('refuses to revoke the STAFF_TOKEN setting', async () => {
     const list = (await as(STAFF_TOKEN, 'GET', '/staff-tokens')).json().data as Array<{ id: number; name: string; kind: string }>;
     const configured = list.find((t) => t.kind === 'bootstrap')!;
-    const { token } = await mint('ops');
+    const { token } = await mint('ops', STAFF_TOKEN, { scope: 'admin' });
     const res = await as(token, 'DELETE', `/staff-tokens/${configured.id}`);
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual(failure('STAFF_TOKEN_CONFIGURED'));
@@ -203,6 +212,9 @@ describe('credentials in answers are not cached', () => {
 
 describe('bootstrap tokens at start', () => {
   it('STAFF_TOKEN is authoritative: a new value revokes the previous bootstrap tokens, named tokens stay', async () => {
+    // the only admin tokens are the bootstrap ones (earlier tests minted named admin tokens)
+    const live = (await as(STAFF_TOKEN, 'GET', '/staff-tokens?per_page=200')).json().data as Array<{ id: number; kind: string; scope: string }>;
+    for (const t of live.filter((t) => t.kind === 'named' && t.scope === 'admin')) expect((await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${t.id}`)).statusCode).toBe(200);
     const { token: named } = await mint('survivor');
     const next = `dls_${'N'.repeat(40)}`;
     const restart = (staffToken: string | null) =>
@@ -215,23 +227,32 @@ describe('bootstrap tokens at start', () => {
     const kinds = ((await as(next, 'GET', '/staff-tokens')).json().data as Array<{ kind: string }>).filter((t) => t.kind === 'bootstrap');
     expect(kinds).toHaveLength(1);
 
-    // Without STAFF_TOKEN, live tokens exist: nothing is generated and nothing revoked.
+    // Without STAFF_TOKEN: the token the setting had set is revoked; named tokens stay; with no
+    // live admin token left, one is generated (and printed by the caller).
+    const generated = await restart(null);
+    expect(generated).toMatch(/^dls_[A-Za-z0-9]{40}$/);
+    expect((await as(next, 'GET', '/staff-tokens')).statusCode).toBe(401);
+    expect((await as(named, 'GET', '/staff-tokens')).statusCode).toBe(200);
+    expect((await as(generated!, 'GET', '/staff-tokens')).json().data).toContainEqual(expect.objectContaining({ kind: 'bootstrap', scope: 'admin', name: 'generated at first start' }));
+    // a start after that has an admin token: nothing more is generated or revoked
     expect(await restart(null)).toBeNull();
-    expect((await as(next, 'GET', '/staff-tokens')).statusCode).toBe(200);
+    expect((await as(generated!, 'GET', '/staff-tokens')).statusCode).toBe(200);
 
     // Back to the first value (this suite's token): live again, the other one revoked.
     expect(await restart(STAFF_TOKEN)).toBeNull();
     expect((await as(STAFF_TOKEN, 'GET', '/staff-tokens')).statusCode).toBe(200);
     expect((await as(next, 'GET', '/staff-tokens')).statusCode).toBe(401);
     expect((await as(named, 'GET', '/staff-tokens')).statusCode).toBe(200);
+    // STAFF_TOKEN is set again: every other bootstrap token (the generated one too) is revoked
+    expect((await as(generated!, 'GET', '/staff-tokens')).statusCode).toBe(401);
   });
 
   it('without STAFF_TOKEN, a database with no live token gets one generated token, once', async () => {
     const fresh = await createTestContext({ STAFF_TOKEN: '' });
     try {
       // createTestContext ran ensureStaffToken once already
-      const rows = await fresh.deps.db.selectFrom('staff_tokens').select(['kind', 'name', 'revoked_at']).execute();
-      expect(rows).toEqual([{ kind: 'bootstrap', name: 'generated at first start', revoked_at: null }]);
+      const rows = await fresh.deps.db.selectFrom('staff_tokens').select(['kind', 'name', 'scope', 'revoked_at']).execute();
+      expect(rows).toEqual([{ kind: 'bootstrap', name: 'generated at first start', scope: 'admin', revoked_at: null }]);
       expect(await ensureStaffToken(fresh.deps)).toBeNull();
       await fresh.deps.db.updateTable('staff_tokens').set({ revoked_at: new Date() }).execute();
       const token = await ensureStaffToken(fresh.deps);
@@ -244,7 +265,7 @@ describe('bootstrap tokens at start', () => {
     }
   });
 
-  it('refuses to revoke the last live token', async () => {
+  it('refuses to revoke the last live admin token', async () => {
     // Revoke every named token, then try the last one, STAFF_TOKEN set elsewhere (no configured token here).
     const unconfigured = { ...ctx.deps, config: { ...ctx.deps.config, staffToken: null } };
     const app = await buildApp(unconfigured);

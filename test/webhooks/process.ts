@@ -58,6 +58,7 @@ export function baseEnv(port: number): Record<string, string> {
     STAFF_TOKEN,
     SECRETS_KEY,
     WEBHOOK_ALLOW_INSECURE: '1',
+    WEBHOOK_ALLOW_PRIVATE: '1',
     LOG_LEVEL: 'warn',
   };
 }

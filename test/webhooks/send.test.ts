@@ -40,7 +40,7 @@ const send = (path: string, extra: { timeoutMs?: number; cancellable?: (cancel: 
 
 describe('the webhook sender', () => {
   it('posts the body with the given headers and keeps the first 4 KB of the answer', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     handle = (_req, res) => res.end('a'.repeat(10_000));
     const result = await send('/hook?x=1');
     expect(result).toMatchObject({ ok: true, status: 200, error: null });
@@ -50,7 +50,7 @@ describe('the webhook sender', () => {
   });
 
   it('keeps its connections warm for a sequence of sends', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     handle = (_req, res) => res.end('ok');
     for (let i = 0; i < 20; i++) expect((await send('/seq')).ok).toBe(true);
     // undici checks an idle connection for a close by the receiver (one turn of the event loop)
@@ -59,7 +59,7 @@ describe('the webhook sender', () => {
   });
 
   it('does not follow a redirect: a 3xx is a failed attempt with its status', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     handle = (req, res) => {
       if (req.url === '/moved') return res.writeHead(302, { location: '/there' }).end();
       res.end('followed');
@@ -69,7 +69,7 @@ describe('the webhook sender', () => {
   });
 
   it('counts the status of an answer over 256 KB and drops its connection instead of reading it all', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     handle = (req, res) => {
       if (req.url === '/huge') {
         res.writeHead(200);
@@ -91,7 +91,7 @@ describe('the webhook sender', () => {
   });
 
   it('gives up on an answer slower than the timeout', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     handle = () => {}; // never answers
     const result = await send('/slow', { timeoutMs: 200 });
     expect(result).toMatchObject({ ok: false, status: null });
@@ -100,7 +100,7 @@ describe('the webhook sender', () => {
   });
 
   it('gives up on a connection whose TLS handshake never completes after the connect timeout, before the answer deadline starts', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     const held: Socket[] = [];
     const silent = net.createServer((socket) => held.push(socket)); // accepts, never answers the hello
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -115,7 +115,7 @@ describe('the webhook sender', () => {
   }, 15_000);
 
   it('reports a refused connection with its system code', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -125,7 +125,7 @@ describe('the webhook sender', () => {
   });
 
   it('sends once more when the receiver closes a warm connection as it is reused, but not a fresh one', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     handle = (_req, res) => res.end('ok');
     expect((await send('/first')).ok).toBe(true);
     await new Promise((r) => setTimeout(r, 20)); // the connection is idle and checked: it is the one reused
@@ -140,7 +140,7 @@ describe('the webhook sender', () => {
 
     // a fresh connection closed without an answer is a failed attempt, sent once
     sender.close();
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     seen.length = 0;
     handle = (req) => req.socket.destroy();
     const failed = await send('/dropped');
@@ -150,7 +150,7 @@ describe('the webhook sender', () => {
   });
 
   it('is cut off by the worker while waiting for the answer', async () => {
-    sender = createSender({ allowInsecure: true });
+    sender = createSender({ insecure: true, private: true });
     handle = () => {};
     let cancel: (() => void) | null = null;
     const pending = send('/held', { timeoutMs: 10_000, cancellable: (c) => (cancel = c) });
@@ -162,7 +162,7 @@ describe('the webhook sender', () => {
   });
 
   it('refuses a loopback address unless insecure targets are allowed, without connecting', async () => {
-    sender = createSender({ allowInsecure: false });
+    sender = createSender({ insecure: false, private: false });
     const result = await sender.send({ url: new URL(`${base.replace('http:', 'https:')}/x`), headers: {}, body: '{}', timeoutMs: 1_000 });
     expect(result.error).toMatch(/^FORBIDDEN_ADDRESS: 127\.0\.0\.1 is a loopback/);
     expect(connections).toBe(0);

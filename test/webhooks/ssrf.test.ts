@@ -13,7 +13,7 @@ let receiver: Receiver;
 let worker: DeliveryWorker;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ WEBHOOK_ALLOW_INSECURE: '0' });
+  ctx = await createTestContext({ WEBHOOK_ALLOW_INSECURE: '0', WEBHOOK_ALLOW_PRIVATE: '0' });
   receiver = await startReceiver();
   worker = startDeliveryWorker(ctx.deps, { pollMs: 200 });
 });

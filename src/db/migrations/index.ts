@@ -17,6 +17,8 @@ import * as deliveryCursor from './2026_11_25_0301_delivery_cursor.js';
 import * as unitAliasesUnitIndex from './2026_11_27_0101_unit_aliases_unit_index.js';
 import * as brandSandbox from './2026_11_28_0401_brand_sandbox.js';
 
+import * as staffTokenScopes from './2026_11_28_0301_staff_token_scopes.js';
+
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
  * folder so that the same list works from source (tests, tsx) and from the compiled build.
@@ -39,4 +41,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0301_delivery_cursor': deliveryCursor,
   '2026_11_27_0101_unit_aliases_unit_index': unitAliasesUnitIndex,
   '2026_11_28_0401_brand_sandbox': brandSandbox,
+
+  '2026_11_28_0301_staff_token_scopes': staffTokenScopes,
 };

@@ -8,14 +8,15 @@ import { notFound } from '../../http/errors.js';
 const CONSOLE_DIR = path.resolve(import.meta.dirname, '../../../console');
 const uplotDir = path.dirname(createRequire(import.meta.url).resolve('uplot'));
 
-const ASSETS: Record<string, { file: string; type: string }> = {
-  '': { file: path.join(CONSOLE_DIR, 'index.html'), type: 'text/html; charset=utf-8' },
-  'index.html': { file: path.join(CONSOLE_DIR, 'index.html'), type: 'text/html; charset=utf-8' },
-  'app.js': { file: path.join(CONSOLE_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
-  'style.css': { file: path.join(CONSOLE_DIR, 'style.css'), type: 'text/css; charset=utf-8' },
-  'vendor/uplot.js': { file: path.join(uplotDir, 'uPlot.esm.js'), type: 'text/javascript; charset=utf-8' },
-  'vendor/uplot.css': { file: path.join(uplotDir, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
-};
+// A Map, not an object literal: a name from the URL such as `constructor` or `__proto__` must find nothing.
+const ASSETS = new Map<string, { file: string; type: string }>([
+  ['', { file: path.join(CONSOLE_DIR, 'index.html'), type: 'text/html; charset=utf-8' }],
+  ['index.html', { file: path.join(CONSOLE_DIR, 'index.html'), type: 'text/html; charset=utf-8' }],
+  ['app.js', { file: path.join(CONSOLE_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' }],
+  ['style.css', { file: path.join(CONSOLE_DIR, 'style.css'), type: 'text/css; charset=utf-8' }],
+  ['vendor/uplot.js', { file: path.join(uplotDir, 'uPlot.esm.js'), type: 'text/javascript; charset=utf-8' }],
+  ['vendor/uplot.css', { file: path.join(uplotDir, 'uPlot.min.css'), type: 'text/css; charset=utf-8' }],
+]);
 
 /**
  * Nothing runs but the service's own files: no inline script or style, no other origin, no
@@ -52,7 +53,7 @@ function secured(reply: FastifyReply): FastifyReply {
 export function registerConsole(app: FastifyInstance): void {
   const cache = new Map<string, Buffer>();
   const serve = async (name: string, reply: FastifyReply) => {
-    const asset = ASSETS[name];
+    const asset = ASSETS.get(name);
     if (!asset) throw notFound('No such file.');
     let body = cache.get(name);
     if (!body) cache.set(name, (body = await readFile(asset.file)));

@@ -88,17 +88,37 @@ export const StaffIntegrationView = Type.Intersect([
 export const IdParams = Type.Object({ id: Type.String() });
 
 
+const StaffScope = Type.Union([Type.Literal('admin'), Type.Literal('operator')], {
+  description: 'admin: everything, minting and revoking staff tokens included; operator: everything else',
+});
+
 export const StaffTokenView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   kind: Type.Union([Type.Literal('bootstrap'), Type.Literal('named')], { description: 'bootstrap: STAFF_TOKEN or the token generated at the first start; named: minted through this API' }),
+  scope: StaffScope,
   created_at: Type.String({ description: 'ISO-8601 with +05:30' }),
   last_used_at: Type.Union([Type.String({ description: 'ISO-8601 with +05:30; recorded at most once a minute' }), Type.Null()]),
+  expires_at: Type.Union([Type.String({ description: 'ISO-8601 with +05:30; the token authenticates no more from then on' }), Type.Null()]),
   revoked_at: TimestampOrNull,
 });
 
 export const MintStaffTokenBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'What the token is for (shown in the list)' }),
+  scope: Type.Optional(Type.Union([Type.Literal('admin'), Type.Literal('operator')], { description: 'operator unless given; only admin tokens may mint and revoke staff tokens' })),
+  expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Days (of the service clock) until the token stops working; never when absent' })),
+});
+
+export const StaffTokenListQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: '1-based page' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' })),
+});
+
+export const StaffTokenPagination = Type.Object({
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  total: Type.Integer(),
+  last_page: Type.Integer(),
 });
 
 export const MintedStaffToken = Type.Object({

@@ -1,18 +1,19 @@
 import type { Selectable } from 'kysely';
 import type { IntegrationsTable } from '../../db/schema.js';
+import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { forgetIntegration } from '../../http/auth.js';
 import { fail, notFound, validationFailed } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
-import { sha256Hex } from '../../lib/secrets.js';
+import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
-import { webhookUrlProblem } from '../webhooks/webhooks.url.js';
+import { targetPolicy, webhookUrlProblem } from '../webhooks/webhooks.url.js';
 import { wakeDelivery } from '../events/events.unit.js';
 import { resumeDelivery } from '../webhooks/webhooks.outcomes.js';
 import { insertDeliveryState } from '../webhooks/webhooks.sql.js';
-import { findBrand, findIntegration, loadIntegrationWithFigures, slugExists } from './integrations.sql.js';
+import { findBrand, findIntegration, loadIntegrationWithFigures, lockLegacySealedSecrets, nextIntegrationId, setSealedSecrets, slugExists } from './integrations.sql.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -156,7 +157,7 @@ interface WebhookInput {
 
 function checkWebhook(deps: Deps, webhook: WebhookInput | undefined): void {
   if (webhook?.url == null) return;
-  const problem = webhookUrlProblem(webhook.url, deps.config.webhookAllowInsecure);
+  const problem = webhookUrlProblem(webhook.url, targetPolicy(deps.config));
   if (problem) throw validationFailed({ 'webhook.url': [problem] });
 }
 
@@ -198,9 +199,11 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
   try {
     // the integration and its delivery state (webhooks module) are made together
     row = await deps.db.transaction().execute(async (trx) => {
+      const id = await nextIntegrationId(trx);
       const created = await trx
       .insertInto('integrations')
       .values({
+        id,
         brand_id: input.brand_id,
         slug,
         name: input.name,
@@ -208,7 +211,7 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
         webhook_url: input.webhook?.url ?? null,
         webhook_event_types: input.webhook?.event_types ?? [...EVENT_TYPES],
         webhook_timeout_seconds: input.webhook?.timeout_seconds ?? 10,
-        webhook_secret_enc: deps.secrets.encrypt(webhookSecret),
+        webhook_secret_enc: deps.secrets.encrypt(webhookSecret, id),
         horizon_days: input.horizon_days ?? 365,
         created_at: now,
         updated_at: now,
@@ -282,7 +285,7 @@ export async function rotateWebhookSecret(deps: Deps, integrationId: number) {
     await trx
       .updateTable('integrations')
       .set({
-        webhook_secret_enc: deps.secrets.encrypt(secret),
+        webhook_secret_enc: deps.secrets.encrypt(secret, integrationId),
         webhook_secret_prev_enc: row.webhook_secret_enc,
         webhook_secret_prev_expires_at: new Date(now.getTime() + SECRET_OVERLAP_MS),
         updated_at: now,
@@ -302,7 +305,7 @@ export async function rotateWebhookSecret(deps: Deps, integrationId: number) {
 export async function webhookSigningSecrets(deps: Pick<Deps, 'db' | 'secrets' | 'clock'>, integrationId: number): Promise<string[]> {
   const row = await deps.db
     .selectFrom('integrations')
-    .select(['webhook_secret_enc', 'webhook_secret_prev_enc', 'webhook_secret_prev_expires_at'])
+    .select(['id', 'webhook_secret_enc', 'webhook_secret_prev_enc', 'webhook_secret_prev_expires_at'])
     .where('id', '=', integrationId)
     .executeTakeFirst();
   return row ? liveWebhookSecrets(deps, row) : [];
@@ -311,13 +314,39 @@ export async function webhookSigningSecrets(deps: Pick<Deps, 'db' | 'secrets' | 
 /** The secrets that sign a delivery now: the current one first, then the previous one while it lasts. */
 export function liveWebhookSecrets(
   deps: Pick<Deps, 'secrets' | 'clock'>,
-  row: Pick<IntegrationRow, 'webhook_secret_enc' | 'webhook_secret_prev_enc' | 'webhook_secret_prev_expires_at'>,
+  row: Pick<IntegrationRow, 'id' | 'webhook_secret_enc' | 'webhook_secret_prev_enc' | 'webhook_secret_prev_expires_at'>,
 ): string[] {
-  const secrets = [deps.secrets.decrypt(row.webhook_secret_enc)];
+  const secrets = [deps.secrets.decrypt(row.webhook_secret_enc, row.id)];
   if (row.webhook_secret_prev_enc && row.webhook_secret_prev_expires_at && row.webhook_secret_prev_expires_at.getTime() > deps.clock.nowMs()) {
-    secrets.push(deps.secrets.decrypt(row.webhook_secret_prev_enc));
+    secrets.push(deps.secrets.decrypt(row.webhook_secret_prev_enc, row.id));
   }
   return secrets;
+}
+
+/**
+ * Seals again, with the integration id as associated data, every webhook secret an earlier version
+ * sealed without it (`v1.`), in one transaction; run at every start, after the migrations (a
+ * migration has no key). Returns how many integrations it changed. Processes starting together
+ * lock the same rows: the second finds them done.
+ */
+export async function resealWebhookSecrets(deps: Pick<Deps, 'db' | 'secrets'>): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    const rows = await lockLegacySealedSecrets(trx, `${LEGACY_VERSION}.`);
+    const reseal = (sealed: string, id: number) => {
+      if (!sealed.startsWith(`${LEGACY_VERSION}.`)) return sealed;
+      let plain: string;
+      try {
+        plain = deps.secrets.openLegacy(sealed);
+      } catch {
+        throw new ConfigError(`SECRETS_KEY does not open the stored webhook secret of integration ${id}: start with the key the secrets were sealed with`);
+      }
+      return deps.secrets.encrypt(plain, id);
+    };
+    for (const row of rows) {
+      await setSealedSecrets(trx, row.id, reseal(row.webhook_secret_enc, row.id), row.webhook_secret_prev_enc === null ? null : reseal(row.webhook_secret_prev_enc, row.id));
+    }
+    return rows.length;
+  });
 }
 
 // Kept where main and the tests have always found it.

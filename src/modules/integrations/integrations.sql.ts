@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -15,6 +15,27 @@ export async function brandIsSandbox(db: Q, id: number): Promise<boolean> {
 
 export function findIntegration(db: Q, id: number) {
   return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The id the next integration will have: its webhook secret is sealed with it before the row exists. */
+export async function nextIntegrationId(trx: Transaction<DB>): Promise<number> {
+  const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('integrations', 'id'))::int as id`.execute(trx);
+  return rows[0].id;
+}
+
+/** Integrations with a secret still sealed the old way (`prefix`), locked; a concurrent resealer skips what it finds done. */
+export function lockLegacySealedSecrets(trx: Transaction<DB>, prefix: string) {
+  return trx
+    .selectFrom('integrations')
+    .select(['id', 'webhook_secret_enc', 'webhook_secret_prev_enc'])
+    .where((eb) => eb.or([eb('webhook_secret_enc', 'like', `${prefix}%`), eb('webhook_secret_prev_enc', 'like', `${prefix}%`)]))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+export async function setSealedSecrets(trx: Transaction<DB>, id: number, current: string, previous: string | null): Promise<void> {
+  await trx.updateTable('integrations').set({ webhook_secret_enc: current, webhook_secret_prev_enc: previous }).where('id', '=', id).execute();
 }
 
 export function slugExists(db: Q, slug: string) {

@@ -3,26 +3,44 @@ import type { DB } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-const VIEW_COLUMNS = ['id', 'name', 'kind', 'created_at', 'last_used_at', 'revoked_at'] as const;
+export type StaffScope = DB['staff_tokens']['scope'];
 
-/** The live (not revoked) token with this hash. */
-export function findLiveStaffToken(db: Q, tokenHash: string) {
+const VIEW_COLUMNS = ['id', 'name', 'kind', 'scope', 'created_at', 'last_used_at', 'expires_at', 'revoked_at'] as const;
+
+/** The name of STAFF_TOKEN's row: how a start without the setting finds the token it had set. */
+export const CONFIGURED_NAME = 'STAFF_TOKEN';
+
+/** The live token with this hash: not revoked, not expired at `now`. */
+export function findLiveStaffToken(db: Q, tokenHash: string, now: Date) {
   return db
     .selectFrom('staff_tokens')
-    .select(['id', 'token_hash', 'last_used_at'])
+    .select(['id', 'token_hash', 'scope', 'last_used_at'])
     .where('token_hash', '=', tokenHash)
     .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .executeTakeFirst();
 }
 
-export function listLiveStaffTokens(db: Q) {
-  return db.selectFrom('staff_tokens').select(VIEW_COLUMNS).where('revoked_at', 'is', null).orderBy('id').execute();
+/** A page of the live tokens in id order, and how many there are. */
+export async function listLiveStaffTokens(db: Q, now: Date, page: { limit: number; offset: number }) {
+  const live = db
+    .selectFrom('staff_tokens')
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  const [rows, count] = await Promise.all([
+    live.select(VIEW_COLUMNS).orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    live.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
 }
 
-export function insertStaffToken(db: Q, values: { tokenHash: string; name: string; kind: 'bootstrap' | 'named'; now: Date }) {
+export function insertStaffToken(
+  db: Q,
+  values: { tokenHash: string; name: string; kind: 'bootstrap' | 'named'; scope: StaffScope; expiresAt: Date | null; now: Date },
+) {
   return db
     .insertInto('staff_tokens')
-    .values({ token_hash: values.tokenHash, name: values.name, kind: values.kind, created_at: values.now })
+    .values({ token_hash: values.tokenHash, name: values.name, kind: values.kind, scope: values.scope, expires_at: values.expiresAt, created_at: values.now })
     .returning(VIEW_COLUMNS)
     .executeTakeFirstOrThrow();
 }
@@ -38,36 +56,45 @@ export async function touchStaffToken(db: Q, id: number, now: Date, notBefore: D
 }
 
 /**
- * Serialises bootstrap and revocation across processes: the live tokens, locked, in id order
- * (the same order everywhere, so two of these never deadlock).
+ * Serialises bootstrap and revocation across processes: the live (not revoked, not expired)
+ * tokens, locked, in id order (the same order everywhere, so two of these never deadlock).
  */
-export function lockLiveStaffTokens(trx: Transaction<DB>) {
-  return trx.selectFrom('staff_tokens').select(['id', 'token_hash', 'kind']).where('revoked_at', 'is', null).orderBy('id').forUpdate().execute();
+export function lockLiveStaffTokens(trx: Transaction<DB>, now: Date) {
+  return trx
+    .selectFrom('staff_tokens')
+    .select(['id', 'token_hash', 'kind', 'name', 'scope'])
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }
 
 export function revokeStaffTokenRow(trx: Transaction<DB>, id: number, now: Date) {
   return trx.updateTable('staff_tokens').set({ revoked_at: now }).where('id', '=', id).returning(VIEW_COLUMNS).executeTakeFirstOrThrow();
 }
 
-/** STAFF_TOKEN's row: stored once, live again if it had been revoked (the setting is authoritative). */
+/** STAFF_TOKEN's row: stored once, live again (and admin, never expiring) if it had been revoked: the setting is authoritative. */
 export async function upsertConfiguredStaffToken(trx: Transaction<DB>, tokenHash: string, now: Date): Promise<void> {
   await trx
     .insertInto('staff_tokens')
-    .values({ token_hash: tokenHash, name: 'STAFF_TOKEN', kind: 'bootstrap', created_at: now })
-    .onConflict((oc) => oc.column('token_hash').doUpdateSet({ revoked_at: null, kind: 'bootstrap' }))
+    .values({ token_hash: tokenHash, name: CONFIGURED_NAME, kind: 'bootstrap', scope: 'admin', created_at: now })
+    .onConflict((oc) => oc.column('token_hash').doUpdateSet({ revoked_at: null, expires_at: null, kind: 'bootstrap', scope: 'admin', name: CONFIGURED_NAME }))
     .execute();
 }
 
-/** Revokes every live bootstrap token but the given one; how many. */
-export async function revokeOtherBootstrapTokens(trx: Transaction<DB>, keepHash: string, now: Date): Promise<number> {
-  const result = await trx
-    .updateTable('staff_tokens')
-    .set({ revoked_at: now })
-    .where('kind', '=', 'bootstrap')
-    .where('revoked_at', 'is', null)
-    .where('token_hash', '<>', keepHash)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+/** Revokes the live tokens the filter picks, all but the one with `keepHash` (if given); their ids. */
+export async function revokeStaffTokensWhere(
+  trx: Transaction<DB>,
+  which: { kind?: 'bootstrap'; name?: string; keepHash: string | null },
+  now: Date,
+): Promise<number[]> {
+  let query = trx.updateTable('staff_tokens').set({ revoked_at: now }).where('revoked_at', 'is', null);
+  if (which.kind) query = query.where('kind', '=', which.kind);
+  if (which.name !== undefined) query = query.where('name', '=', which.name);
+  if (which.keepHash) query = query.where('token_hash', '<>', which.keepHash);
+  const rows = await query.returning('id').execute();
+  return rows.map((r) => r.id);
 }
 
 /** Serialises concurrent first starts (several workers) on the clock row, which always exists. */

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { bearerToken, staffAuth } from '../../http/auth.js';
+import { authenticateStaff, bearerToken } from '../../http/auth.js';
 import { sendFailure } from '../../http/envelope.js';
 import { AppError, fail } from '../../http/errors.js';
+import { guardStaff } from '../../http/rate-limit.js';
 import { digestsEqual, sha256Hex } from '../../lib/secrets.js';
 
 /**
@@ -21,8 +22,9 @@ export function registerMetrics(app: FastifyInstance, deps: Deps): void {
   });
 
   const metricsTokenHash = deps.config.metricsToken ? sha256Hex(deps.config.metricsToken) : null;
-  const staff = staffAuth(deps);
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+  const staff = authenticateStaff(deps);
+  // METRICS_TOKEN is judged like a staff token: under the staff API's rate limits and failure lockout.
+  const authenticate = guardStaff(deps, async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearerToken(request);
     if (metricsTokenHash && token && digestsEqual(sha256Hex(token), metricsTokenHash)) return;
     try {
@@ -33,7 +35,7 @@ export function registerMetrics(app: FastifyInstance, deps: Deps): void {
       }
       throw error;
     }
-  };
+  });
 
   app.get('/metrics', { schema: { hide: true }, onRequest: authenticate }, async (request, reply) => {
     let text: string;

@@ -5,7 +5,7 @@
  * the host's (origin `doorloom`, to every integration covering the property).
  */
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { fail, notFound } from '../../http/errors.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { cancelBooking, getBooking, hostCreateBooking } from '../bookings/bookings.service.js';
 import { setCalendar, setRateOverrides, setRestrictions, type HostEditResult } from '../calendar/calendar.service.js';
@@ -86,7 +86,7 @@ export async function sandboxArchive(deps: Deps, integrationId: number, ref: str
 /** Staff `POST /clock`, in days; only when the service runs with TEST_CLOCK=1. */
 export async function sandboxAdvanceClock(deps: Deps, days: number) {
   if (!deps.config.testClock) {
-    throw new AppError(409, 'TEST_CLOCK_DISABLED', 'The service runs on real time (TEST_CLOCK is off), so its clock cannot be moved.');
+    throw fail('TEST_CLOCK_DISABLED', 'The service runs on real time (TEST_CLOCK is off), so its clock cannot be moved.');
   }
   await advanceServiceClock(deps, days * DAY_SECONDS);
   return { now: formatTimestamp(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds()) };

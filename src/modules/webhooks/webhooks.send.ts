@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { deliveryTargetProblem, guardedLookup } from './webhooks.url.js';
+import { deliveryTargetProblem, guardedLookup, type TargetPolicy } from './webhooks.url.js';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
 /** The answer kept in the attempt log. */
@@ -89,11 +89,11 @@ function closedWhileReused(error: Error & { code?: string; socket?: { bytesRead?
  * bench, 50 integrations delivering at once went from 0.46–0.48 to 0.32–0.40 ms of service CPU per
  * event; one ordered stream stayed within the noise (its time goes to the round trip).
  */
-export function createSender(options: { allowInsecure: boolean }): Sender {
+export function createSender(policy: TargetPolicy): Sender {
   const agent = new Agent({
-    // Without WEBHOOK_ALLOW_INSECURE every resolved address is checked as the connection is made
+    // Without WEBHOOK_ALLOW_PRIVATE every resolved address is checked as the connection is made
     // (Node does not call `lookup` for an IP literal: deliveryTargetProblem judges those).
-    connect: { timeout: CONNECT_TIMEOUT_MS, ...(options.allowInsecure ? {} : { lookup: guardedLookup() as never }) },
+    connect: { timeout: CONNECT_TIMEOUT_MS, ...(policy.private ? {} : { lookup: guardedLookup() as never }) },
     // The response deadline is the integration's, kept below; undici's own would answer first.
     headersTimeout: 0,
     bodyTimeout: 0,
@@ -104,7 +104,7 @@ export function createSender(options: { allowInsecure: boolean }): Sender {
   function targetOf(url: URL): Target {
     let target = targets.get(url.href);
     if (!target) {
-      target = { origin: url.origin, path: `${url.pathname}${url.search}`, problem: deliveryTargetProblem(url, options.allowInsecure) };
+      target = { origin: url.origin, path: `${url.pathname}${url.search}`, problem: deliveryTargetProblem(url, policy) };
       if (targets.size >= 10_000) targets.clear();
       targets.set(url.href, target);
     }

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * The only addresses a webhook may reach unless WEBHOOK_ALLOW_INSECURE is set: global unicast.
+ * The only addresses a webhook may reach unless WEBHOOK_ALLOW_PRIVATE is set: global unicast.
  * ipaddr.js names the special-purpose ranges (its `range()` is 'unicast' for none of them):
  * loopback, private, link-local (cloud metadata lives there), CGNAT, unspecified, broadcast,
  * multicast, reserved, documentation and benchmarking for IPv4; for IPv6 also unique local,
@@ -46,23 +46,43 @@ function bareHost(url: URL): string {
 const LOCAL_NAMES = /^(localhost|.*\.localhost|localhost\.localdomain|.*\.local|.*\.internal|.*\.home\.arpa)$/i;
 
 /**
+ * What the SSRF guard lets through beyond https to global unicast addresses, for local development
+ * and tests: `insecure` (WEBHOOK_ALLOW_INSECURE) plain `http://`; `private` (WEBHOOK_ALLOW_PRIVATE)
+ * loopback, private, link-local and reserved addresses and local host names. Each alone lifts only
+ * its own check.
+ */
+export interface TargetPolicy {
+  insecure: boolean;
+  private: boolean;
+}
+
+export const targetPolicy = (config: { webhookAllowInsecure: boolean; webhookAllowPrivate: boolean }): TargetPolicy => ({
+  insecure: config.webhookAllowInsecure,
+  private: config.webhookAllowPrivate,
+});
+
+function schemeProblem(url: URL, policy: TargetPolicy): string | null {
+  if (url.protocol === 'https:' || (policy.insecure && url.protocol === 'http:')) return null;
+  return policy.insecure ? 'must use http or https' : 'must use https';
+}
+
+/**
  * Checks a webhook URL when staff set it. Returns a reason to refuse, or null. Hostnames are
  * checked again on the resolved address at delivery time (DNS can change after this check).
  */
-export function webhookUrlProblem(raw: string, allowInsecure: boolean): string | null {
+export function webhookUrlProblem(raw: string, policy: TargetPolicy): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) {
-    return allowInsecure ? 'must use http or https' : 'must use https';
-  }
+  const scheme = schemeProblem(url, policy);
+  if (scheme) return scheme;
   if (url.username || url.password) return 'must not carry credentials';
-  if (allowInsecure) return null;
   const host = bareHost(url);
   if (host === '') return 'must name a host';
+  if (policy.private) return null;
   if (isIP(host)) return isForbiddenAddress(host) ? 'must not point at a loopback, private, link-local or reserved address (only global unicast addresses)' : null;
   if (LOCAL_NAMES.test(host)) return 'must not point at a local host name';
   return null;
@@ -103,9 +123,9 @@ export function guardedLookup(resolve: typeof dnsLookup = dnsLookup) {
  * and IP literals (Node does not call `lookup` for an IP literal, so it is judged here). Returns a
  * reason to refuse, or null.
  */
-export function deliveryTargetProblem(url: URL, allowInsecure: boolean): string | null {
-  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) return `${url.protocol} URLs are not allowed; use https`;
-  if (allowInsecure) return null;
+export function deliveryTargetProblem(url: URL, policy: TargetPolicy): string | null {
+  if (schemeProblem(url, policy)) return `${url.protocol} URLs are not allowed; use https`;
+  if (policy.private) return null;
   const host = bareHost(url);
   const range = isIP(host) ? forbiddenRange(host) : null;
   if (range) return `${host} is a loopback, private, link-local or reserved address (${range})`;

@@ -11,6 +11,7 @@ import { pauseBeforeRetry } from './webhooks.policy.js';
 import { createSender, type SendResult, type Sender } from './webhooks.send.js';
 import { deliveryHeaders, signingKey, type SigningKey } from './webhooks.sign.js';
 import { dueIntegrations, hasPendingEvents, loadDeliveryState, pendingEvents, type DeliveryState, type PendingEvent } from './webhooks.sql.js';
+import { targetPolicy } from './webhooks.url.js';
 
 /** Identifies this process in the attempt log. */
 export const WORKER_NAME = `${os.hostname()}:${process.pid}`;
@@ -85,7 +86,7 @@ interface Target {
  */
 export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions = {}): DeliveryWorker {
   const claims = options.claims ?? createClaims(deps);
-  const sender = options.sender ?? createSender({ allowInsecure: deps.config.webhookAllowInsecure });
+  const sender = options.sender ?? createSender(targetPolicy(deps.config));
   const pollMs = options.pollMs ?? 1_000;
   const concurrency = options.concurrency ?? 64;
   const batchSize = options.batchSize ?? 500;

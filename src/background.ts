@@ -82,7 +82,7 @@ export function startBackground(deps: Deps): Background {
   deps.signals.on('clock', runJobs);
   setImmediate(runJobs);
 
-  // Webhook delivery and sync jobs share one set of claims (one advisory-lock session on PostgreSQL).
+  // Webhook delivery and sync jobs share one set of claims (leases renewed together, see webhooks.claims.ts).
   // Writes of this process wake its worker directly (withEvents); on PostgreSQL, writes of other
   // processes arrive as notifications. The scan is then a slow safety net (retries and pings fall
   // due on it too), and runs every second while notifications may be lost (the LISTEN connection

@@ -15,6 +15,7 @@ import * as calendarVersions from './2026_11_25_0101_calendar_versions.js';
 import * as unitHoldVersions from './2026_11_25_0201_unit_hold_versions.js';
 import * as deliveryCursor from './2026_11_25_0301_delivery_cursor.js';
 import * as unitAliasesUnitIndex from './2026_11_27_0101_unit_aliases_unit_index.js';
+import * as workLeases from './2026_11_28_0201_work_leases.js';
 
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0201_unit_hold_versions': unitHoldVersions,
   '2026_11_25_0301_delivery_cursor': deliveryCursor,
   '2026_11_27_0101_unit_aliases_unit_index': unitAliasesUnitIndex,
+  '2026_11_28_0201_work_leases': workLeases,
 };

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClaims, LeaseLostError, type Lease } from '../../src/modules/webhooks/webhooks.claims.js';
+import { takeLease } from '../../src/modules/webhooks/webhooks.leases.sql.js';
+import { writeOutcomes } from '../../src/modules/webhooks/webhooks.sql.js';
+import type { Deps } from '../../src/deps.js';
+import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
+import { eventually, recordEvents } from './helpers.js';
+
+// Claims as lease rows, on the engine under test: exclusive, renewed while held, taken over once a
+// holder stops renewing, and fenced: a holder whose lease passed on writes nothing.
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+/** Claims of another "process" on the same database, with lease times of its own. */
+function claimsWith(leaseMs: number, renewMs: number) {
+  const deps: Pick<Deps, 'db' | 'log' | 'config'> = { db: ctx.deps.db, log: ctx.deps.log, config: { ...ctx.deps.config, workLeaseMs: leaseMs, workLeaseRenewMs: renewMs } };
+  return createClaims(deps);
+}
+
+const cursorOf = async (integrationId: number) =>
+  Number((await ctx.deps.db.selectFrom('webhook_delivery_state').select('cursor').where('integration_id', '=', integrationId).executeTakeFirstOrThrow()).cursor);
+
+describe(`claims as leases (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('one holder at a time; a release frees the claim at once', async () => {
+    const a = claimsWith(30_000, 10_000);
+    const b = claimsWith(30_000, 10_000);
+    try {
+      const lease = await a.tryClaim('delivery', 9001);
+      expect(lease).not.toBeNull();
+      expect(a.holds(lease!)).toBe(true);
+      expect(await a.tryClaim('delivery', 9001)).toBeNull(); // not twice in one process either
+      expect(await b.tryClaim('delivery', 9001)).toBeNull();
+      expect(await b.tryClaim('sync', 9001)).not.toBeNull(); // another kind is another claim
+      await a.release(lease!);
+      expect(a.holds(lease!)).toBe(false);
+      expect(await b.tryClaim('delivery', 9001)).not.toBeNull();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('a holder that stops renewing loses the claim once its lease expires on the database clock, not before', async () => {
+    const dead: Lease = { kind: 'delivery', id: 9002, token: 'dead-holder' };
+    expect(await takeLease(ctx.deps.db, dead, 'killed-process', 1_500)).toBe(true);
+    const b = claimsWith(30_000, 10_000);
+    try {
+      expect(await b.tryClaim('delivery', 9002)).toBeNull();
+      // the test clock is not the lease's clock: moving it a day does not free the claim
+      await ctx.advanceClock(86_400);
+      expect(await b.tryClaim('delivery', 9002)).toBeNull();
+      let taken: Lease | null = null;
+      await eventually(async () => (taken = await b.tryClaim('delivery', 9002)) !== null, 20_000, 'the takeover');
+      expect(b.holds(taken!)).toBe(true);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('a held claim is renewed past its lease length, so nobody else can take it', async () => {
+    const a = claimsWith(1_000, 150);
+    const b = claimsWith(1_000, 150);
+    try {
+      const lease = await a.tryClaim('sync', 9003);
+      expect(lease).not.toBeNull();
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(await b.tryClaim('sync', 9003)).toBeNull();
+      expect(a.holds(lease!)).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('fences delivery: outcomes written under a lease that passed to another holder are refused whole', async () => {
+    const integration = await ctx.createIntegration();
+    await recordEvents(ctx, integration.id, 3);
+    const dead: Lease = { kind: 'delivery', id: integration.id, token: 'paused-holder' };
+    expect(await takeLease(ctx.deps.db, dead, 'paused-process', 200)).toBe(true);
+    const b = claimsWith(30_000, 10_000);
+    try {
+      let lease: Lease | null = null;
+      await eventually(async () => (lease = await b.tryClaim('delivery', integration.id)) !== null, 20_000, 'the takeover');
+      const attempt = (sequence: number) => ({
+        integration_id: integration.id,
+        event_id: `e${sequence}`,
+        event_type: 'availability.changed',
+        sequence,
+        attempt: 1,
+        attempted_at: new Date(),
+        duration_ms: 1,
+        status_code: 200,
+        error: null,
+        success: true,
+        response_body: null,
+        worker: 'test',
+      });
+      const attemptsBefore = await ctx.deps.db.selectFrom('delivery_attempts').select('id').where('integration_id', '=', integration.id).execute();
+      await expect(
+        writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2], skipped: [], attempts: [attempt(1), attempt(2)], touchSuccessAt: new Date(), lease: dead }),
+      ).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await cursorOf(integration.id)).toBe(0);
+      expect(await ctx.deps.db.selectFrom('delivery_attempts').select('id').where('integration_id', '=', integration.id).execute()).toHaveLength(attemptsBefore.length);
+      // the holder of the lease writes
+      await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2], skipped: [], attempts: [attempt(1), attempt(2)], touchSuccessAt: new Date(), lease: lease! });
+      expect(await cursorOf(integration.id)).toBe(2);
+    } finally {
+      await b.close();
+    }
+  });
+});

@@ -8,8 +8,7 @@ import { CALENDAR_SIGNAL, SnapshotCache, touchedLocallySince } from '../../src/m
 import { keepSnapshotsFresh } from '../../src/modules/calendar/calendar.snapshot-refresh.js';
 import { createRuntimeState } from '../../src/runtime.js';
 import { createTestContext, databaseUrl, type TestContext, type TestIntegration } from '../helpers/context.js';
-import { listenForAuthChanges } from '../../src/http/auth.js';
-import { listenForSignals } from '../../src/modules/events/events.unit.js';
+import { startProcess } from '../../src/background.js';
 import { bookingBody, createVilla, day, newKey, type Villa } from '../bookings/fixtures.js';
 
 // A cached availability snapshot is served only while the property's calendar version stands.
@@ -355,7 +354,7 @@ describe.skipIf(!databaseUrl)('availability snapshots rebuilt after another proc
 
   beforeAll(async () => {
     keepSnapshotsFresh(ctx.deps);
-    listener = listenForAuthChanges(ctx.deps, databaseUrl!, [await listenForSignals(ctx.deps, [CALENDAR_SIGNAL])]);
+    listener = await startProcess(ctx.deps, { background: false });
     // a webhook nobody delivers to here (no delivery worker runs in the tests' runtime)
     hooked = await ctx.createIntegration({ name: 'Hooked', webhook: { url: 'http://127.0.0.1:9/hooks' } });
     hookedVilla = await createVilla(ctx, hooked, 2);

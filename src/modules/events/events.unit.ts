@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, QueryResult, RawBuilder, Transaction } from 'kysely';
 import { pipeline } from '../../db/pipeline.js';
 import type { DB } from '../../db/schema.js';
-import { listen, type Listener, type ListenerState, type Subscription } from '../../db/listener.js';
+import type { ListenerState, Subscription } from '../../db/listener.js';
 import type { Deps } from '../../deps.js';
 import { currentSchema, notifyEvents, notifyEventsQuery, notifySignalQuery } from './events.sql.js';
 
@@ -176,39 +176,21 @@ export async function eventsChannelOf(deps: Pick<Deps, 'db'>): Promise<string> {
 }
 
 /**
- * PostgreSQL: hears other processes' event notifications on a connection of its own (see
- * src/db/listener.ts, which reconnects) and hands the integration ids to `wake`. `onState` tells
- * whether notifications are arriving (`up`) or may be lost (`down`): the caller scans often while
- * they may be lost, and scans once on each `up` for whatever was sent meanwhile.
+ * PostgreSQL: the subscription to other processes' event notifications, for the process's one
+ * LISTEN connection (see src/db/listener.ts, which reconnects); `wake` gets the integration ids.
+ * `onState` tells whether notifications are arriving (`up`) or may be lost (`down`).
  */
-export function listenForEvents(
-  deps: Pick<Deps, 'db' | 'log' | 'signals'>,
-  databaseUrl: string,
+export async function listenForEvents(
+  deps: Pick<Deps, 'db' | 'signals'>,
   wake: (integrationIds: number[]) => void,
   onState: (state: ListenerState) => void,
-): { stop(): Promise<void> } {
-  let listener: Listener | null = null;
-  let stopped = false;
-  const started = eventsChannelOf(deps).then((channel) => {
-    if (stopped) return;
-    listener = listen({
-      url: databaseUrl,
-      channels: channel,
-      applicationName: 'doorloom-events',
-      log: deps.log,
-      onMessage(_channel, payload) {
-        const id = notifiedId(payload, deps.signals);
-        if (id !== null) wake([id]);
-      },
-      onState,
-    });
-  });
-  started.catch((error) => deps.log.warn({ err: error }, 'events listener did not start; delivery relies on the scan'));
+): Promise<Subscription> {
   return {
-    async stop() {
-      stopped = true;
-      await started.catch(() => {});
-      await listener?.stop();
+    channels: [await eventsChannelOf(deps)],
+    onMessage(_channel, payload) {
+      const id = notifiedId(payload, deps.signals);
+      if (id !== null) wake([id]);
     },
+    onState,
   };
 }

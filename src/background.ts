@@ -52,7 +52,7 @@ export async function startProcess(deps: Deps, options: { background: boolean })
       }),
     );
   }
-  const loops = options.background ? startBackground(deps, hearing === 'single' ? SCAN_SAFETY_NET_MS : SCAN_UNHEARD_MS) : null;
+  const loops = options.background ? startBackground(deps, hearing === 'single' ? SCAN_SAFETY_NET_MS : SCAN_UNHEARD_MS, hearing === 'single') : null;
   if (loops && hearing === 'listen') {
     const { delivery } = loops;
     subs.push(
@@ -87,7 +87,7 @@ interface Loops {
  * The background loops of this process. Each loop reads the service clock and claims its work in
  * the database, so several processes can run them side by side.
  */
-function startBackground(deps: Deps, scanMs: number): Loops {
+function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loops {
   const timers: NodeJS.Timeout[] = [];
   // A failing task (the database is down) is retried with capped exponential backoff, not every tick.
   const every = (ms: number, task: () => Promise<unknown>, what: string) => {
@@ -124,7 +124,7 @@ function startBackground(deps: Deps, scanMs: number): Loops {
   // Webhook delivery and sync jobs share one set of claims (leases renewed together, see
   // webhooks.claims.ts). Writes of this process wake its worker directly (withEvents); other
   // processes' writes arrive as notifications when the process listens, else by the scan.
-  const claims = createClaims(deps);
+  const claims = createClaims(deps, { soleProcess });
   const delivery = startDeliveryWorker(deps, { claims, pollMs: scanMs });
   const sync = startSyncRunner(deps, { claims });
   // the embedded engine's vacuum and checkpoints (src/db/maintenance.ts); nothing on PostgreSQL

@@ -60,6 +60,30 @@ describe(`claims as leases (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
     }
   });
 
+  it('the sole process of a database (the embedded engine) frees the claims a previous run left at its start', async () => {
+    const dead: Lease = { kind: 'delivery', id: 9004, token: 'previous-run' };
+    expect(await takeLease(ctx.deps.db, dead, 'previous-run', 60_000)).toBe(true);
+    const other = claimsWith(30_000, 10_000);
+    expect(await other.tryClaim('delivery', 9004)).toBeNull();
+    await other.close();
+    const sole = createClaims({ db: ctx.deps.db, log: ctx.deps.log, config: ctx.deps.config }, { soleProcess: true });
+    try {
+      expect(await sole.tryClaim('delivery', 9004)).not.toBeNull();
+    } finally {
+      await sole.close();
+    }
+  });
+
+  it('a lease its holder could not release (the database was away) can be taken again by that holder, and by no other', async () => {
+    const first: Lease = { kind: 'sync', id: 9005, token: 'first' };
+    const again: Lease = { kind: 'sync', id: 9005, token: 'again' };
+    expect(await takeLease(ctx.deps.db, first, 'holder-a', 30_000)).toBe(true);
+    expect(await takeLease(ctx.deps.db, { ...first, token: 'stranger' }, 'holder-b', 30_000)).toBe(false);
+    expect(await takeLease(ctx.deps.db, again, 'holder-a', 30_000)).toBe(true);
+    const row = await ctx.deps.db.selectFrom('work_leases').select(['holder', 'token']).where('kind', '=', 'sync').where('id', '=', 9005).executeTakeFirstOrThrow();
+    expect(row).toEqual({ holder: 'holder-a', token: 'again' });
+  });
+
   it('a held claim is renewed past its lease length, so nobody else can take it', async () => {
     const a = claimsWith(1_000, 150);
     const b = claimsWith(1_000, 150);

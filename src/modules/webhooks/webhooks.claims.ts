@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Deps } from '../../deps.js';
-import { releaseLease, renewLeases, takeLease, type ClaimKind, type Lease } from './webhooks.leases.sql.js';
+import { releaseAllLeases, releaseLease, renewLeases, takeLease, type ClaimKind, type Lease } from './webhooks.leases.sql.js';
 
 export { LeaseLostError, holdLease, type ClaimKind, type Lease } from './webhooks.leases.sql.js';
 
@@ -39,8 +39,15 @@ interface Held {
 
 const keyOf = (kind: ClaimKind, id: number) => `${kind}:${id}`;
 
-export function createClaims(deps: Pick<Deps, 'db' | 'log' | 'config'>): Claims {
+export function createClaims(
+  deps: Pick<Deps, 'db' | 'log' | 'config'>,
+  /** `soleProcess`: no other process can share the database (the embedded engine), so leases left by a previous run are freed at once. */
+  options: { soleProcess?: boolean } = {},
+): Claims {
   const { workLeaseMs: leaseMs, workLeaseRenewMs: renewMs } = deps.config;
+  const ready = options.soleProcess
+    ? releaseAllLeases(deps.db).catch((error) => deps.log.warn({ err: error }, 'could not free the claims of a previous run; they expire on their own'))
+    : Promise.resolve();
   const holder = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   /** Leases held, and keys being taken (null) so this process never asks twice at once. */
   const held = new Map<string, Held | null>();
@@ -93,6 +100,7 @@ export function createClaims(deps: Pick<Deps, 'db' | 'log' | 'config'>): Claims 
       if (closed || held.has(key)) return null;
       held.set(key, null);
       const lease: Lease = { kind, id, token: randomBytes(12).toString('hex') };
+      await ready;
       const sentAt = performance.now();
       try {
         if (await takeLease(deps.db, lease, holder, leaseMs)) {

@@ -21,15 +21,16 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * Takes the lease when nobody holds it or its holder's time is up (on the database's clock).
- * Returns whether it was taken.
+ * Takes the lease when nobody holds it, its holder's time is up (on the database's clock), or the
+ * holder is this one: a lease this holder could not release (the database was away) is its own
+ * to take again, its old token fenced out. Returns whether it was taken.
  */
 export async function takeLease(db: Q, lease: Lease, holder: string, leaseMs: number): Promise<boolean> {
   const result = await sql<{ token: string }>`
     insert into work_leases as w (kind, id, holder, token, expires_at)
     values (${lease.kind}, ${lease.id}, ${holder}, ${lease.token}, clock_timestamp() + ${leaseMs} * interval '1 millisecond')
     on conflict (kind, id) do update set holder = excluded.holder, token = excluded.token, expires_at = excluded.expires_at
-    where w.expires_at <= clock_timestamp()
+    where w.expires_at <= clock_timestamp() or w.holder = excluded.holder
     returning w.token
   `.execute(db);
   return result.rows.length === 1;
@@ -53,6 +54,11 @@ export async function releaseLease(db: Q, lease: Lease): Promise<void> {
     update work_leases set expires_at = '-infinity'
     where kind = ${lease.kind} and id = ${lease.id} and token = ${lease.token}
   `.execute(db);
+}
+
+/** Frees every lease: for a start that knows no other process can hold one (the embedded engine). */
+export async function releaseAllLeases(db: Q): Promise<void> {
+  await sql`update work_leases set expires_at = '-infinity' where expires_at > '-infinity'`.execute(db);
 }
 
 /**

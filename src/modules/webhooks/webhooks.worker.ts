@@ -157,8 +157,8 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   }
 
   async function runOnce(id: number, run: Run): Promise<RunEnd> {
-    // Many integrations have no URL (events accumulate for replay): one read says so, without the
-    // claim's lock and unlock. With a URL the state is read again under the claim.
+    // Many integrations have no URL (events accumulate for replay): one read says so, without
+    // taking and releasing the claim. With a URL the state is read again under the claim.
     const peek = await loadDeliveryState(deps.db, id);
     if (!peek || peek.status === 'disabled' || !peek.webhook_url) return 'idle';
     const lease = await claims.tryClaim('delivery', id);

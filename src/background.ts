@@ -71,9 +71,11 @@ export async function startProcess(deps: Deps, options: { background: boolean })
   return {
     hearing,
     async stop() {
-      await listener?.stop();
-      deps.state.authCache.unheard = false;
+      // the listener last: requests still draining keep hearing of revoked keys meanwhile
       await loops?.stop();
+      await listener?.stop();
+      // nothing tells this process of a revoked key any more: nothing is cached from now on
+      if (listener) deps.state.authCache.unheard = true;
     },
   };
 }

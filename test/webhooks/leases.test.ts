@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClaims, LeaseLostError, type Lease } from '../../src/modules/webhooks/webhooks.claims.js';
+import { createClaims, holdLease, LeaseLostError, type Lease } from '../../src/modules/webhooks/webhooks.claims.js';
 import { takeLease } from '../../src/modules/webhooks/webhooks.leases.sql.js';
 import { writeOutcomes } from '../../src/modules/webhooks/webhooks.sql.js';
 import type { Deps } from '../../src/deps.js';
@@ -131,6 +131,59 @@ describe(`claims as leases (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2], skipped: [], attempts: [attempt(1), attempt(2)], touchSuccessAt: new Date(), lease: lease! });
       expect(await cursorOf(integration.id)).toBe(2);
     } finally {
+      await b.close();
+    }
+  });
+
+  it('fences a transaction: holdLease throws for a lease that passed on, and the transaction writes nothing', async () => {
+    const integration = await ctx.createIntegration();
+    const old: Lease = { kind: 'sync', id: integration.id, token: 'old-runner' };
+    expect(await takeLease(ctx.deps.db, old, 'old-process', 200)).toBe(true);
+    const b = claimsWith(30_000, 10_000);
+    try {
+      let lease: Lease | null = null;
+      await eventually(async () => (lease = await b.tryClaim('sync', integration.id)) !== null, 20_000, 'the takeover');
+      const rename = (lease: Lease, name: string) =>
+        ctx.deps.db.transaction().execute(async (trx) => {
+          await holdLease(trx, lease);
+          await trx.updateTable('integrations').set({ name }).where('id', '=', integration.id).execute();
+        });
+      await expect(rename(old, 'written by the old runner')).rejects.toBeInstanceOf(LeaseLostError);
+      await rename(lease!, 'written by the holder');
+      const row = await ctx.deps.db.selectFrom('integrations').select('name').where('id', '=', integration.id).executeTakeFirstOrThrow();
+      expect(row.name).toBe('written by the holder');
+    } finally {
+      await b.close();
+    }
+  });
+
+  // Two connections at once: PostgreSQL (PGlite runs one statement at a time).
+  it.runIf(databaseUrl)('a take waits for a fenced transaction of the holder, so that write is made while the lease is still its own', async () => {
+    const holderLease: Lease = { kind: 'sync', id: 9006, token: 'slow-holder' };
+    expect(await takeLease(ctx.deps.db, holderLease, 'slow-process', 200)).toBe(true);
+    await new Promise((r) => setTimeout(r, 400)); // expired, and nobody took it yet
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    let inside!: () => void;
+    const fenced = new Promise<void>((resolve) => (inside = resolve));
+    const write = ctx.deps.db.transaction().execute(async (trx) => {
+      await holdLease(trx, holderLease);
+      inside();
+      await committing;
+    });
+    await fenced;
+    const b = claimsWith(30_000, 10_000);
+    try {
+      let taken: Lease | null | undefined;
+      const take = b.tryClaim('sync', 9006).then((lease) => (taken = lease));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(taken).toBeUndefined(); // still waiting for the holder's transaction
+      commit();
+      await write;
+      await take;
+      expect(taken).not.toBeNull();
+    } finally {
+      commit();
       await b.close();
     }
   });

@@ -21,7 +21,7 @@ export interface CachedSnapshot {
   request: { integrationId: number; propertyRef: string; window: DateWindow };
   propertyId: number;
   version: string;
-  /** This process's last write to the property's calendar when the entry was read (SnapshotCache.noteTouch), -1 if one ran meanwhile. */
+  /** The last noted write of the property's calendar when the entry was read (SnapshotCache.noteTouch), -1 if one came meanwhile. */
   touch: number;
   /** The availability payload (a snapshot's `data.data`) as JSON. */
   json: string;
@@ -59,11 +59,11 @@ export class SnapshotCache {
   onUnreadDropped: (() => void) | null = null;
 
   /**
-   * The calendar writes this process has made, per property: a hint, never a proof. A read whose
-   * entry is older than this process's last write to the property knows the version moved, and
-   * goes straight to the rebuild (which reads the watermark and version itself) without first
-   * asking the database; any other read still asks (writes of other processes). A stale mark, a
-   * lost mark or a write rolled back only change which of two correct paths a read takes. Measured
+   * The calendar writes this process knows of, per property (its own once committed, others' as
+   * notified): a hint, never a proof. A read whose entry is older than the last such write knows
+   * the version moved, and goes straight to the rebuild (which reads the watermark and version
+   * itself) without first asking the database; any other read still asks (writes nobody told of).
+   * A stale mark or a lost mark only changes which of two correct paths a read takes. Measured
    * on the bench property (92 nights, 50 units), the first availability read after a host edit
    * through the same process: see docs/performance.md.
    */
@@ -89,7 +89,7 @@ export class SnapshotCache {
     return touch > mark ? -1 : touch;
   }
 
-  /** Whether this process wrote the property's calendar after the entry was read. */
+  /** Whether a write of the property's calendar was noted after the entry was read. */
   touchedSince(entry: CachedSnapshot): boolean {
     return (this.touches.get(entry.propertyId) ?? 0) !== entry.touch;
   }

@@ -48,10 +48,17 @@ export async function renewLeases(db: Q, leases: Lease[], leaseMs: number): Prom
   return new Set(result.rows.map((r) => r.token));
 }
 
-/** Frees the lease at once (kept as an expired row: the next take is an update in place). */
+/**
+ * Frees the lease at once (kept as an expired row: the next take is an update in place). Its
+ * commit does not wait for the disk: a release lost in a crash is a lease that expires, or that
+ * its holder takes again, while waiting for the flush about doubled the cost of a claim (a take
+ * and a release: 3.3–5.3 ms with both flushed, 1.5–2.2 ms with the release not, on the test
+ * machine's PostgreSQL).
+ */
 export async function releaseLease(db: Q, lease: Lease): Promise<void> {
   await sql`
     update work_leases set expires_at = '-infinity'
+    from (select set_config('synchronous_commit', 'off', true)) as unflushed
     where kind = ${lease.kind} and id = ${lease.id} and token = ${lease.token}
   `.execute(db);
 }

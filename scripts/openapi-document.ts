@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import type { Kysely } from 'kysely';
@@ -9,6 +8,7 @@ import type { DB } from '../src/db/schema.js';
 import { createClock } from '../src/lib/clock.js';
 import { createSecretBox } from '../src/lib/secrets.js';
 import { createRuntimeState } from '../src/runtime.js';
+import { Signals } from '../src/signals.js';
 
 /** The OpenAPI document as the code describes it; building the app needs no database. */
 export async function generateOpenApi(): Promise<string> {
@@ -21,7 +21,7 @@ export async function generateOpenApi(): Promise<string> {
     clock: createClock(0),
     secrets: createSecretBox(randomBytes(32)),
     log,
-    signals: new EventEmitter(),
+    signals: new Signals(),
     // Nothing here is used: no request is served.
     state: createRuntimeState({ db, engine: 'pglite', changes: new TableChanges() }, log),
   });

@@ -1,18 +1,21 @@
 import { startMaintenance } from './db/maintenance.js';
+import { listen, listenUrl, subscriptions, type Listener, type Subscription } from './db/listener.js';
 import type { Deps } from './deps.js';
+import { AUTH_CACHE_MS, authSubscription } from './http/auth.js';
 import { FailureGate } from './lib/backoff.js';
-import { kolkataDate } from './lib/time.js';
+import { CALENDAR_SIGNAL } from './modules/calendar/calendar.snapshot-cache.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
-import { inactiveSweep } from './modules/properties/properties.jobs.js';
-import { horizonRollJob } from './modules/calendar/calendar.horizon.js';
-import { retentionJob } from './modules/events/events.retention.js';
+import { listenForEvents, listenForSignals } from './modules/events/events.unit.js';
 import { startSyncRunner } from './modules/events/events.sync.js';
-import { claimJobRun, finishJobRun } from './modules/jobs/jobs.sql.js';
-import { listenForEvents } from './modules/events/events.unit.js';
+import { VIEW_SHARED_MS } from './modules/integrations/integrations.service.js';
+import { dailyJobs, runDailyJobOnce } from './modules/jobs/jobs.daily.js';
 import { createClaims } from './modules/webhooks/webhooks.claims.js';
-import { startDeliveryWorker } from './modules/webhooks/webhooks.worker.js';
+import { startDeliveryWorker, type DeliveryWorker } from './modules/webhooks/webhooks.worker.js';
 
-export interface Background {
+/** What a process runs beside its HTTP server; `stop` ends all of it. */
+export interface ProcessWork {
+  /** `listen`: other processes' changes arrive as notifications; `poll`: they are found by polling; `single`: the embedded engine, no other process. */
+  readonly hearing: 'listen' | 'poll' | 'single';
   stop(): Promise<void>;
 }
 
@@ -20,35 +23,73 @@ export interface Background {
 const SCAN_SAFETY_NET_MS = 5_000;
 const SCAN_UNHEARD_MS = 1_000;
 
-/** A job that runs once per Asia/Kolkata day (service clock), and on demand through the staff API. */
-export interface DailyJob {
-  name: string;
-  run(deps: Deps): Promise<unknown>;
+/**
+ * The one start of a process's own work: its one LISTEN connection, carrying every subscription
+ * (revoked keys, other processes' calendar writes and, with background work, their events to
+ * deliver), and with `background` the background loops. Without a LISTEN connection (a
+ * transaction pooler and no DATABASE_DIRECT_URL) the loops poll and the caches rely on their
+ * age bounds, which one log line states.
+ */
+export async function startProcess(deps: Deps, options: { background: boolean }): Promise<ProcessWork> {
+  const url = listenUrl(deps.config);
+  const hearing = deps.engine !== 'postgres' ? 'single' : url ? 'listen' : 'poll';
+  if (hearing === 'poll') {
+    deps.log.warn(
+      { wakeUpDelayMs: SCAN_UNHEARD_MS, apiKeyCacheMs: AUTH_CACHE_MS, integrationViewMs: VIEW_SHARED_MS },
+      `DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: no LISTEN; other processes' events wait up to ${SCAN_UNHEARD_MS} ms for delivery (polling), ` +
+        `a rotated or revoked API key is refused here within ${AUTH_CACHE_MS} ms, GET /me shows other processes' writes within ${VIEW_SHARED_MS} ms, ` +
+        `and availability snapshots other processes changed are rebuilt by the next read (set DATABASE_DIRECT_URL to hear changes at once)`,
+    );
+  }
+
+  const subs: Subscription[] = [];
+  if (hearing === 'listen') {
+    subs.push(authSubscription(deps));
+    subs.push(
+      await listenForSignals(deps, [CALENDAR_SIGNAL]).catch((error) => {
+        deps.log.warn({ err: error }, 'calendar notifications not heard: reads rebuild what other processes changed');
+        return { channels: [], onMessage() {} };
+      }),
+    );
+  }
+  const loops = options.background ? startBackground(deps, hearing === 'single' ? SCAN_SAFETY_NET_MS : SCAN_UNHEARD_MS, hearing === 'single') : null;
+  if (loops && hearing === 'listen') {
+    const { delivery } = loops;
+    subs.push(
+      await listenForEvents(
+        deps,
+        (ids) => delivery.kick(ids),
+        (state) => {
+          delivery.setScanInterval(state === 'up' ? SCAN_SAFETY_NET_MS : SCAN_UNHEARD_MS);
+          if (state === 'up') delivery.kick(); // whatever was notified while no one listened
+        },
+      ),
+    );
+  }
+  const listener: Listener | null = url && hearing === 'listen' ? listen({ url, applicationName: 'doorloom-listen', log: deps.log, ...subscriptions(subs) }) : null;
+
+  return {
+    hearing,
+    async stop() {
+      // the listener last: requests still draining keep hearing of revoked keys meanwhile
+      await loops?.stop();
+      await listener?.stop();
+      // nothing tells this process of a revoked key any more: nothing is cached from now on
+      if (listener) deps.state.authCache.unheard = true;
+    },
+  };
+}
+
+interface Loops {
+  delivery: DeliveryWorker;
+  stop(): Promise<void>;
 }
 
 /**
- * The daily jobs: each module exports its DailyJob and it is listed here. The staff route
- * `POST /jobs/{name}/run` runs one now.
+ * The background loops of this process. Each loop reads the service clock and claims its work in
+ * the database, so several processes can run them side by side.
  */
-export const dailyJobs: DailyJob[] = [horizonRollJob, inactiveSweep, retentionJob];
-
-/**
- * Claims today's run of a job (one process wins, however many share the database) and runs it.
- * Returns false when today's run was already claimed.
- */
-export async function runDailyJobOnce(deps: Deps, job: DailyJob): Promise<boolean> {
-  const day = kolkataDate(deps.clock.now());
-  if (!(await claimJobRun(deps.db, job.name, day, deps.clock.now()))) return false;
-  await job.run(deps);
-  await finishJobRun(deps.db, job.name, day, deps.clock.now());
-  return true;
-}
-
-/**
- * Starts the background loops of this process. Each loop reads the service clock and claims its
- * work in the database, so several processes can run them side by side.
- */
-export function startBackground(deps: Deps): Background {
+function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loops {
   const timers: NodeJS.Timeout[] = [];
   // A failing task (the database is down) is retried with capped exponential backoff, not every tick.
   const every = (ms: number, task: () => Promise<unknown>, what: string) => {
@@ -82,29 +123,20 @@ export function startBackground(deps: Deps): Background {
   deps.signals.on('clock', runJobs);
   setImmediate(runJobs);
 
-  // Webhook delivery and sync jobs share one set of claims (one advisory-lock session on PostgreSQL).
-  // Writes of this process wake its worker directly (withEvents); on PostgreSQL, writes of other
-  // processes arrive as notifications. The scan is then a slow safety net (retries and pings fall
-  // due on it too), and runs every second while notifications may be lost (the LISTEN connection
-  // down or not yet up).
-  const claims = createClaims(deps);
-  const postgres = deps.engine === 'postgres' && deps.config.databaseUrl !== null;
-  const delivery = startDeliveryWorker(deps, { claims, pollMs: postgres ? SCAN_UNHEARD_MS : SCAN_SAFETY_NET_MS });
+  // Webhook delivery and sync jobs share one set of claims (leases renewed together, see
+  // webhooks.claims.ts). Writes of this process wake its worker directly (withEvents); other
+  // processes' writes arrive as notifications when the process listens, else by the scan.
+  const claims = createClaims(deps, { soleProcess });
+  const delivery = startDeliveryWorker(deps, { claims, pollMs: scanMs });
   const sync = startSyncRunner(deps, { claims });
-  const listener = postgres
-    ? listenForEvents(deps, deps.config.databaseUrl!, (ids) => delivery.kick(ids), (state) => {
-        delivery.setScanInterval(state === 'up' ? SCAN_SAFETY_NET_MS : SCAN_UNHEARD_MS);
-        if (state === 'up') delivery.kick(); // whatever was notified while no one listened
-      })
-    : null;
   // the embedded engine's vacuum and checkpoints (src/db/maintenance.ts); nothing on PostgreSQL
   const maintenance = startMaintenance(deps);
 
   return {
+    delivery,
     async stop() {
       for (const t of timers) clearInterval(t);
       deps.signals.off('clock', runJobs);
-      await listener?.stop();
       await Promise.all([delivery.stop(), sync.stop(), maintenance.stop()]);
       await claims.close();
     },

@@ -9,6 +9,10 @@ export interface Config {
   host: string;
   /** `postgres://…`, `memory:` or null (embedded PGlite in dataDir). */
   databaseUrl: string | null;
+  /** `transaction`: DATABASE_URL is a transaction-mode pooler, so nothing may rely on a session there. */
+  databasePoolMode: 'session' | 'transaction';
+  /** A connection that is not transaction-pooled, for LISTEN (DATABASE_DIRECT_URL). */
+  databaseDirectUrl: string | null;
   dataDir: string;
   staffToken: string | null;
   secretsKey: string | null;
@@ -34,6 +38,11 @@ export interface Config {
   metricsToken: string | null;
   /** At start, revoke every staff token but STAFF_TOKEN's (STAFF_TOKEN_REVOKE_OTHERS; needs STAFF_TOKEN). */
   staffTokenRevokeOthers: boolean;
+
+  /** How long a claim on background work lasts unless renewed (WORK_LEASE_MS). */
+  workLeaseMs: number;
+  /** How often held claims are renewed (WORK_LEASE_RENEW_MS). */
+  workLeaseRenewMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -72,18 +81,35 @@ function secretsKeySetting(env: NodeJS.ProcessEnv): string | null {
   return raw;
 }
 
+function isPostgresUrl(raw: string): boolean {
+  try {
+    return /^postgres(ql)?:$/.test(new URL(raw).protocol);
+  } catch {
+    return false;
+  }
+}
+
 function databaseUrlSetting(env: NodeJS.ProcessEnv): string | null {
   const raw = env.DATABASE_URL?.trim() || null;
   if (!raw || raw === 'memory:') return raw;
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    // refused below
-  }
-  if (!url || !/^postgres(ql)?:$/.test(url.protocol)) {
+  if (!isPostgresUrl(raw)) {
     throw new ConfigError('DATABASE_URL must be postgres://user@host:port/database (or postgresql://…, or memory:); unset it to use the embedded database');
   }
+  return raw;
+}
+
+function poolModeSetting(env: NodeJS.ProcessEnv): Config['databasePoolMode'] {
+  const raw = (env.DATABASE_POOL_MODE ?? '').trim().toLowerCase();
+  if (raw === '') return 'session';
+  if (raw === 'session' || raw === 'transaction') return raw;
+  throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${env.DATABASE_POOL_MODE}"`);
+}
+
+function directUrlSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): string | null {
+  const raw = env.DATABASE_DIRECT_URL?.trim() || null;
+  if (!raw) return null;
+  if (!isPostgresUrl(raw)) throw new ConfigError('DATABASE_DIRECT_URL must be postgres://user@host:port/database (or postgresql://…)');
+  if (!databaseUrl?.startsWith('postgres')) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL=postgres://… (the embedded database has no second connection)');
   return raw;
 }
 
@@ -116,10 +142,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (workers > 1 && !databaseUrl?.startsWith('postgres')) {
     throw new ConfigError('WORKERS above 1 needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database lives in one process');
   }
+  const databasePoolMode = poolModeSetting(env);
+  const databaseDirectUrl = directUrlSetting(env, databaseUrl);
+  const workLeaseMs = intSetting(env, 'WORK_LEASE_MS', 30_000, 200, 600_000);
+  const workLeaseRenewMs = intSetting(env, 'WORK_LEASE_RENEW_MS', Math.min(10_000, Math.floor(workLeaseMs / 3)), 50, 600_000);
+  // a renewal must land well before the lease runs out, even when one renewal is slow
+  if (workLeaseRenewMs * 2 > workLeaseMs) {
+    throw new ConfigError(`WORK_LEASE_RENEW_MS (${workLeaseRenewMs}) must be at most half of WORK_LEASE_MS (${workLeaseMs})`);
+  }
   return Object.freeze({
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
+    databasePoolMode,
+    databaseDirectUrl,
     dataDir,
     staffToken: configuredStaffToken,
     secretsKey: secretsKeySetting(env),
@@ -136,5 +172,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     staffAuthFailureLimit: intSetting(env, 'STAFF_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
     metricsToken,
     staffTokenRevokeOthers,
+
+    workLeaseMs,
+    workLeaseRenewMs,
   });
 }

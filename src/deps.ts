@@ -1,4 +1,3 @@
-import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
@@ -14,13 +13,9 @@ import type { IntegrationViewCache } from './modules/integrations/integrations.s
 import type { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
 import type { StaffTokenUses } from './modules/integrations/staff-tokens.service.js';
 import type { Metrics } from './modules/metrics/metrics.js';
+import type { Signals } from './signals.js';
 
-/**
- * What the service's parts are given: plain parameters, no container.
- * `signals` wakes background work in this process: `events` after a commit that recorded events to send
- * (payload: integration ids), `recorded` after a commit that recorded events (payload: counts by kind),
- * `clock` after the test clock moved.
- */
+/** What the service's parts are given: plain parameters, no container. */
 export interface Deps {
   config: Config;
   db: Kysely<DB>;
@@ -28,7 +23,8 @@ export interface Deps {
   clock: Clock;
   secrets: SecretBox;
   log: FastifyBaseLogger;
-  signals: EventEmitter;
+  /** Wakes background work in this process (names and payloads: src/signals.ts). */
+  signals: Signals;
   /** Prometheus metrics (GET /metrics); absent where nothing is measured. */
   metrics?: Metrics;
   /** This runtime's process state, built once by createRuntime. */
@@ -46,6 +42,8 @@ export interface RuntimeState {
   authCache: AuthCache;
   /** GET /me views until a write to what they show. */
   integrationViews: IntegrationViewCache;
+  /** The JSON answer of each cached GET /me view, serialised once. */
+  meBodies: WeakMap<object, string>;
   /** Batched claim and completion statements of Idempotency-Keys. */
   idempotency: IdempotencyStatements;
   /** Request rate counters (a shared table on PostgreSQL). */

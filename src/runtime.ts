@@ -1,6 +1,5 @@
-import { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
+import { CALENDAR_SIGNAL, SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
 import cluster from 'node:cluster';
-import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +17,7 @@ import { createIntegrationViewCache, resealWebhookSecrets } from './modules/inte
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
 import { keepSnapshotsFresh } from './modules/calendar/calendar.snapshot-refresh.js';
+import { Signals } from './signals.js';
 
 /** The key that seals webhook secrets: SECRETS_KEY, or (embedded only) one kept in DATA_DIR. */
 export async function resolveSecretsKey(config: Config): Promise<Buffer> {
@@ -108,6 +108,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
     changes: database.changes,
     authCache: createAuthCache(),
     integrationViews: createIntegrationViewCache(),
+    meBodies: new WeakMap(),
     idempotency: createIdempotencyStatements(database.db),
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
     staffTokenUses: new Map(),
@@ -137,15 +138,17 @@ export async function createRuntime(
     clock,
     secrets: createSecretBox(key),
     log: logger,
-    signals: new EventEmitter(),
+    signals: new Signals(),
     state: createRuntimeState(database, logger),
   };
-  deps.signals.setMaxListeners(100);
   const resealed = await resealWebhookSecrets(deps);
   if (resealed > 0) logger.info({ integrations: resealed }, `webhook secrets of ${resealed} integrations sealed again with their integration id`);
   if (deps.engine === 'postgres') keepSnapshotsFresh(deps);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
   deps.state.snapshots.onUnreadDropped = () => deps.metrics?.availabilitySnapshot('rebuild_unread');
+  deps.signals.on(CALENDAR_SIGNAL, (propertyIds) => {
+    for (const id of propertyIds) deps.state.snapshots.noteTouch(id);
+  });
   return { deps, database, migrations };
 }

@@ -2,10 +2,7 @@ import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { createLogger } from './lib/logger.js';
 import { buildApp } from './app.js';
-import { startBackground } from './background.js';
-import { listenForAuthChanges } from './http/auth.js';
-import { listenForSignals } from './modules/events/events.unit.js';
-import { CALENDAR_SIGNAL } from './modules/calendar/calendar.snapshot-cache.js';
+import { startProcess } from './background.js';
 import { ConfigError, type Config } from './config.js';
 import { describeDatabaseUrl, isDatabaseUnavailable } from './db/database.js';
 import { ensureStaffToken } from './modules/integrations/integrations.service.js';
@@ -88,28 +85,17 @@ async function serve(config: Config): Promise<void> {
     startFailure(config, error);
   }
   const app = await buildApp(deps, { logger });
-  // Revoked keys, and other processes' calendar writes (their snapshots are rebuilt here as well).
-  let authListener: { stop(): Promise<void> } | null = null;
-  if (deps.engine === 'postgres' && config.databaseUrl) {
-    const shared = await listenForSignals(deps, [CALENDAR_SIGNAL]).then(
-      (subscription) => [subscription],
-      (error) => {
-        logger.warn({ err: error }, 'calendar notifications not heard: reads rebuild what other processes changed');
-        return [];
-      },
-    );
-    authListener = listenForAuthChanges(deps, config.databaseUrl, shared);
-  }
+  // The LISTEN connection (revoked keys, other processes' writes) and, unless NO_BACKGROUND, the loops.
+  const work = await startProcess(deps, { background: config.background });
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     startFailure(config, error);
   }
-  const background = config.background ? startBackground(deps) : null;
   logger.info(
-    { address, engine: deps.engine, background: !!background, worker: cluster.isWorker ? cluster.worker?.id : undefined },
-    `listening on ${address}; background work ${background ? 'runs in this process' : 'off (NO_BACKGROUND)'}`,
+    { address, engine: deps.engine, background: config.background, worker: cluster.isWorker ? cluster.worker?.id : undefined },
+    `listening on ${address}; background work ${config.background ? 'runs in this process' : 'off (NO_BACKGROUND)'}`,
   );
 
   let stopping = false;
@@ -126,8 +112,7 @@ async function serve(config: Config): Promise<void> {
     const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS);
     try {
-      await Promise.all([app.close(), background?.stop()]);
-      await authListener?.stop();
+      await Promise.all([app.close(), work.stop()]);
       await database.close();
     } catch (error) {
       logger.error({ err: error }, 'error while shutting down');

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startBackground, type Background } from '../../src/background.js';
+import { startProcess, type ProcessWork } from '../../src/background.js';
 import { addDays, horizonEnd, kolkataDate } from '../../src/lib/time.js';
 import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
 import { createDoorloomClient } from '../src/client/index.js';
@@ -15,13 +15,13 @@ import { createWebhookVerifier } from '../src/webhooks.js';
 /** The service on a real port with its background work (delivery, sync jobs, daily jobs, clock refresh). */
 export interface Service {
   baseUrl: string;
-  background: Background;
+  background: ProcessWork;
   stop(): Promise<void>;
 }
 
 export async function startService(ctx: TestContext): Promise<Service> {
   const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const background = startBackground(ctx.deps);
+  const background = await startProcess(ctx.deps, { background: true });
   return {
     baseUrl: address,
     background,

@@ -1,5 +1,17 @@
 import pg from 'pg';
+import type { Config } from '../config.js';
 import { Backoff } from '../lib/backoff.js';
+
+/**
+ * Where a process LISTENs: DATABASE_DIRECT_URL when set, else DATABASE_URL unless it is a
+ * transaction pooler (a LISTEN there would sit on a server connection other clients reuse).
+ * Null: no LISTEN (the embedded engine, or a transaction pooler without a direct URL).
+ */
+export function listenUrl(config: Pick<Config, 'databaseUrl' | 'databasePoolMode' | 'databaseDirectUrl'>): string | null {
+  if (!config.databaseUrl?.startsWith('postgres')) return null;
+  if (config.databaseDirectUrl) return config.databaseDirectUrl;
+  return config.databasePoolMode === 'session' ? config.databaseUrl : null;
+}
 
 /** How far the service trusts a LISTEN connection: `up` once LISTEN succeeded, `down` otherwise. */
 export type ListenerState = 'up' | 'down';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { listen, subscriptions, type Subscription } from '../db/listener.js';
+import type { Subscription } from '../db/listener.js';
 import type { Deps } from '../deps.js';
 import { digestsEqual, sha256Hex } from '../lib/secrets.js';
 import { authenticateStaffToken, type StaffIdentity } from '../modules/integrations/staff-tokens.service.js';
@@ -60,10 +60,11 @@ interface KeyRow {
  * API keys already verified, by key hash, for a couple of seconds: the lookup sits on every
  * request. Entries of an integration are dropped at once when its key rotates or its status
  * changes (forgetIntegration), in this process directly and in the others through the PostgreSQL
- * notification that forgetIntegration sends (see listenForAuthChanges); the short lifetime bounds
- * what a lost notification could leave behind.
+ * notification that forgetIntegration sends (see authSubscription); the short lifetime bounds
+ * what a lost notification could leave behind, and is the whole bound where no LISTEN is possible.
  */
-const CACHE_MS = 2000;
+export const AUTH_CACHE_MS = 2000;
+const CACHE_MS = AUTH_CACHE_MS;
 const CACHE_MAX = 10_000;
 export const AUTH_CHANNEL = 'doorloom_integration_auth';
 /** One per runtime (Deps.state.authCache). */
@@ -192,16 +193,15 @@ export function staffAuth(deps: Deps) {
 }
 
 /**
- * PostgreSQL: listens for other processes' forgetIntegration notifications on a connection of its
- * own (src/db/listener.ts), which also carries the `others` subscriptions (one LISTEN connection
- * per process). Until it is listening, and whenever the connection is down, nothing could tell
- * this process of a revoked key: the cache is emptied and nothing is cached, so every request
- * reads the key from the database.
+ * PostgreSQL: the subscription to other processes' forgetIntegration notifications, for the
+ * process's one LISTEN connection (startProcess). Until it is listening, and whenever the
+ * connection is down, nothing could tell this process of a revoked key: the cache is emptied and
+ * nothing is cached, so every request reads the key from the database.
  */
-export function listenForAuthChanges(deps: Deps, databaseUrl: string, others: Subscription[] = []): { stop(): Promise<void> } {
+export function authSubscription(deps: Pick<Deps, 'state'>): Subscription {
   deps.state.authCache.unheard = true;
   forgetIntegrationLocally(deps, null);
-  const auth: Subscription = {
+  return {
     channels: [AUTH_CHANNEL],
     onMessage(_channel, payload) {
       const id = Number(payload);
@@ -210,13 +210,6 @@ export function listenForAuthChanges(deps: Deps, databaseUrl: string, others: Su
     onState(state) {
       deps.state.authCache.unheard = state !== 'up';
       forgetIntegrationLocally(deps, null); // whatever changed while no one listened
-    },
-  };
-  const listener = listen({ url: databaseUrl, applicationName: 'doorloom-listen', log: deps.log, ...subscriptions([auth, ...others]) });
-  return {
-    async stop() {
-      await listener.stop();
-      deps.state.authCache.unheard = false;
     },
   };
 }

@@ -1,15 +1,14 @@
-import { EventEmitter } from 'node:events';
+import { Signals } from '../../src/signals.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX, buildApp } from '../../src/app.js';
 import { sql } from 'kysely';
-import { CALENDAR_SIGNAL, SnapshotCache, touchedLocallySince } from '../../src/modules/calendar/calendar.snapshot-cache.js';
+import { CALENDAR_SIGNAL, SnapshotCache } from '../../src/modules/calendar/calendar.snapshot-cache.js';
 import { keepSnapshotsFresh } from '../../src/modules/calendar/calendar.snapshot-refresh.js';
 import { createRuntimeState } from '../../src/runtime.js';
 import { createTestContext, databaseUrl, type TestContext, type TestIntegration } from '../helpers/context.js';
-import { listenForAuthChanges } from '../../src/http/auth.js';
-import { listenForSignals } from '../../src/modules/events/events.unit.js';
+import { startProcess } from '../../src/background.js';
 import { bookingBody, createVilla, day, newKey, type Villa } from '../bookings/fixtures.js';
 
 // A cached availability snapshot is served only while the property's calendar version stands.
@@ -33,7 +32,7 @@ beforeAll(async () => {
   from = day(ctx, 5);
   to = day(ctx, 40);
   // Another process on the same database: the same deps, caches and signals of its own.
-  other = await buildApp({ ...ctx.deps, signals: new EventEmitter(), state: createRuntimeState(ctx.database, ctx.deps.log) });
+  other = await buildApp({ ...ctx.deps, signals: new Signals(), state: createRuntimeState(ctx.database, ctx.deps.log) });
   await other.ready();
 });
 afterAll(async () => {
@@ -203,7 +202,7 @@ describe('availability snapshot cache, writes this process does not see', () => 
     await sql`insert into calendar_nights (property_id, night, units_cap) values (${villa.id}, ${night}::date, 1)
       on conflict (property_id, night) do update set units_cap = 1`.execute(ctx.deps.db);
     await sql`update calendar_versions set version = nextval('calendar_version_seq') where property_id = ${villa.id}`.execute(ctx.deps.db);
-    expect(touchedLocallySince(ctx.deps.state.snapshots.get(keyOf(villa.externalId))!)).toBe(false);
+    expect(ctx.deps.state.snapshots.touchedSince(ctx.deps.state.snapshots.get(keyOf(villa.externalId))!)).toBe(false);
     const served = await expectFresh();
     expect(served.data.dates.find((d: { date: string }) => d.date === night).units_cap).toBe(1);
   });
@@ -212,11 +211,11 @@ describe('availability snapshot cache, writes this process does not see', () => 
     await plantMarker();
     const entry = ctx.deps.state.snapshots.get(keyOf(villa.externalId))!;
     expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 36), to: day(ctx, 36), units_cap: 2 })).statusCode).toBe(200);
-    expect(touchedLocallySince(entry)).toBe(true);
+    expect(ctx.deps.state.snapshots.touchedSince(entry)).toBe(true);
     const served = await expectFresh();
     expect(served.data.dates.find((d: { date: string }) => d.date === day(ctx, 36)).units_cap).toBe(2);
     // the rebuilt entry is current again: the next read is served from it after the check
-    expect(touchedLocallySince(ctx.deps.state.snapshots.get(keyOf(villa.externalId))!)).toBe(false);
+    expect(ctx.deps.state.snapshots.touchedSince(ctx.deps.state.snapshots.get(keyOf(villa.externalId))!)).toBe(false);
   });
 });
 
@@ -240,7 +239,7 @@ describe('availability snapshots rebuilt after a write of this process', () => {
     expect(entry.json).not.toBe(MARKER);
     expect(entry.read).toBe(false);
     expect(entry.version).toBe(await versionNow());
-    expect(touchedLocallySince(entry)).toBe(false);
+    expect(ctx.deps.state.snapshots.touchedSince(entry)).toBe(false);
     // what it keeps is what a read builds from an empty cache
     const kept = JSON.parse(entry.json);
     expect(kept.dates.find((d: { date: string }) => d.date === day(ctx, 37)).units_cap).toBe(2);
@@ -355,7 +354,7 @@ describe.skipIf(!databaseUrl)('availability snapshots rebuilt after another proc
 
   beforeAll(async () => {
     keepSnapshotsFresh(ctx.deps);
-    listener = listenForAuthChanges(ctx.deps, databaseUrl!, [await listenForSignals(ctx.deps, [CALENDAR_SIGNAL])]);
+    listener = await startProcess(ctx.deps, { background: false });
     // a webhook nobody delivers to here (no delivery worker runs in the tests' runtime)
     hooked = await ctx.createIntegration({ name: 'Hooked', webhook: { url: 'http://127.0.0.1:9/hooks' } });
     hookedVilla = await createVilla(ctx, hooked, 2);

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { listenForAuthChanges } from '../../src/http/auth.js';
+import { startProcess } from '../../src/background.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
 
@@ -39,7 +39,7 @@ describe('API key cache', () => {
     // Another process: a runtime of its own (its own key cache) on the same database.
     const { deps, database } = await createRuntime(ctx.deps.config, pino({ level: 'silent' }), { schema: ctx.schema, poolSize: 2 });
     const other = await buildApp(deps);
-    const listener = listenForAuthChanges(deps, databaseUrl!);
+    const listener = await startProcess(deps, { background: false });
     try {
       const integration = await ctx.createIntegration();
       // the listener connects in the background: wait until the other process answers, cached

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { Signals } from '../../src/signals.js';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -28,7 +28,7 @@ beforeAll(async () => {
     ...ctx.deps,
     clock: createClock(ctx.deps.clock.offsetSeconds()),
     log: pino({ level: 'silent' }),
-    signals: new EventEmitter(),
+    signals: new Signals(),
   };
   const app = await buildApp(deps);
   await app.ready();

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { Signals } from '../../src/signals.js';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { listen, type ListenerState } from '../../src/db/listener.js';
 import type { Deps } from '../../src/deps.js';
-import { listenForAuthChanges } from '../../src/http/auth.js';
+import { startProcess } from '../../src/background.js';
 import { Backoff } from '../../src/lib/backoff.js';
 import { createClock } from '../../src/lib/clock.js';
 import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
@@ -93,10 +93,10 @@ describe.runIf(databaseUrl)('API key cache while its change listener is down (Po
 
   it('another process serves a rotated key not even once: it caches nothing without a listener', async () => {
     const database: Database = await openDatabase({ url: databaseUrl!, dataDir: '', schema: ctx.schema, poolSize: 2 });
-    const deps: Deps = { ...ctx.deps, db: database.db, clock: createClock(ctx.deps.clock.offsetSeconds()), log: pino({ level: 'silent' }), signals: new EventEmitter() };
+    const deps: Deps = { ...ctx.deps, db: database.db, clock: createClock(ctx.deps.clock.offsetSeconds()), log: pino({ level: 'silent' }), signals: new Signals() };
     const other = await buildApp(deps);
     // a listener that cannot connect: no notification could ever arrive
-    const listener = listenForAuthChanges(deps, `postgres://root@127.0.0.1:${await freePort()}/test`);
+    const listener = await startProcess({ ...deps, config: { ...deps.config, databaseDirectUrl: `postgres://root@127.0.0.1:${await freePort()}/test` } }, { background: false });
     const me = (key: string) => other.inject({ method: 'GET', url: '/api/integrations/v1/me', headers: { authorization: `Bearer ${key}` } });
     try {
       const integration = await ctx.createIntegration();

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { Signals } from '../../src/signals.js';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,7 +128,7 @@ describe('staff API rate limits', () => {
       db: database ? database.db : ctx.deps.db,
       clock: createClock(ctx.deps.clock.offsetSeconds()),
       log: pino({ level: 'silent' }),
-      signals: new EventEmitter(),
+      signals: new Signals(),
     });
     await app.ready();
     try {

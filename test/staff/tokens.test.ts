@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { Signals } from '../../src/signals.js';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ beforeAll(async () => {
     db: database ? database.db : ctx.deps.db,
     clock: createClock(0),
     log: pino({ level: 'silent' }),
-    signals: new EventEmitter(),
+    signals: new Signals(),
   };
   const app = await buildApp(deps);
   await app.ready();

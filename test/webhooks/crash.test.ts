@@ -9,6 +9,9 @@ import { scratchDatabase, startServer, withRuntime, type ScratchDatabase, type S
 // Real server processes (node + tsx running src/main.ts) on a database of their own: PGlite on
 // disk when the suite runs embedded, PostgreSQL when DATABASE_URL is set.
 
+// A killed holder's delivery claim passes to the next process once its lease expires: short here.
+const LEASE = { WORK_LEASE_MS: '2000', WORK_LEASE_RENEW_MS: '400' };
+
 let receiver: Receiver;
 const servers: ServerProcess[] = [];
 const databases: ScratchDatabase[] = [];
@@ -77,7 +80,7 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
     databases.push(db);
     const [integration] = await seedIntegrations(db, ['crash'], N);
 
-    const first = await startServer(db);
+    const first = await startServer(db, LEASE);
     servers.push(first);
     await receiver.waitFor(() => receiver.of(integration.slug).length >= 120, 120_000, 'the first 120 deliveries');
     first.child.kill('SIGKILL');
@@ -85,7 +88,7 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
     const atKill = receiver.of(integration.slug).length;
     expect(atKill).toBeLessThan(N); // really mid-stream
 
-    const second = await startServer(db);
+    const second = await startServer(db, LEASE);
     servers.push(second);
     await receiver.waitFor(() => deduplicated(integration.slug).length === N, 120_000, 'every event after the restart');
     expect(deduplicated(integration.slug)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
@@ -112,8 +115,8 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
     const db = await scratchDatabase(databaseUrl);
     databases.push(db);
     const integrations = await seedIntegrations(db, ['pair-a', 'pair-b'], 0);
-    const a = await startServer(db);
-    const b = await startServer(db);
+    const a = await startServer(db, LEASE);
+    const b = await startServer(db, LEASE);
     servers.push(a, b);
     await Promise.all([a.ready(), b.ready()]);
 

@@ -19,6 +19,8 @@ import * as brandSandbox from './2026_11_28_0401_brand_sandbox.js';
 
 import * as staffTokenScopes from './2026_11_28_0301_staff_token_scopes.js';
 
+import * as workLeases from './2026_11_28_0201_work_leases.js';
+
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
  * folder so that the same list works from source (tests, tsx) and from the compiled build.
@@ -43,4 +45,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0401_brand_sandbox': brandSandbox,
 
   '2026_11_28_0301_staff_token_scopes': staffTokenScopes,
+
+  '2026_11_28_0201_work_leases': workLeases,
 };

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DailyJob } from '../../background.js';
+import type { DailyJob } from '../jobs/jobs.types.js';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';

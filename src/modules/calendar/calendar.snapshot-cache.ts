@@ -2,7 +2,7 @@ import type { DateWindow } from '../../lib/time.js';
 import type { UnitHolds } from './calendar.sql.js';
 
 /** The signal (deps.signals) a committed write of a property's calendar sends in its process, with the property ids. */
-export const CALENDAR_SIGNAL = 'calendar';
+export const CALENDAR_SIGNAL = 'calendar' as const;
 
 /**
  * Availability snapshots as sent, by what was asked (integration, property reference, window),
@@ -21,7 +21,7 @@ export interface CachedSnapshot {
   request: { integrationId: number; propertyRef: string; window: DateWindow };
   propertyId: number;
   version: string;
-  /** This process's last write to the property's calendar when the entry was read (noteLocalCalendarTouch), -1 if one ran meanwhile. */
+  /** The last noted write of the property's calendar when the entry was read (SnapshotCache.noteTouch), -1 if one came meanwhile. */
   touch: number;
   /** The availability payload (a snapshot's `data.data`) as JSON. */
   json: string;
@@ -45,6 +45,7 @@ function sizeOf(entry: CachedSnapshot): number {
 }
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
+const MAX_TOUCHED_PROPERTIES = 100_000;
 
 export class SnapshotCache {
   private readonly entries = new Map<string, CachedSnapshot>();
@@ -57,7 +58,41 @@ export class SnapshotCache {
   /** Told when an entry leaves (replaced, dropped or evicted) without having been read: a rebuild after a write that nobody used. */
   onUnreadDropped: (() => void) | null = null;
 
+  /**
+   * The calendar writes this process knows of, per property (its own once committed, others' as
+   * notified): a hint, never a proof. A read whose entry is older than the last such write knows
+   * the version moved, and goes straight to the rebuild (which reads the watermark and version
+   * itself) without first asking the database; any other read still asks (writes nobody told of).
+   * A stale mark or a lost mark only changes which of two correct paths a read takes. Measured
+   * on the bench property (92 nights, 50 units), the first availability read after a host edit
+   * through the same process: see docs/performance.md.
+   */
+  private readonly touches = new Map<number, number>();
+  private touchCount = 0;
+
   constructor(private readonly maxBytes = DEFAULT_MAX_BYTES) {}
+
+  /** A committed write of the property's calendar (CALENDAR_SIGNAL, wired by createRuntime). */
+  noteTouch(propertyId: number): void {
+    if (this.touches.size >= MAX_TOUCHED_PROPERTIES) this.touches.clear();
+    this.touches.set(propertyId, ++this.touchCount);
+  }
+
+  /** A mark to take before a read, for touchSince. */
+  touchMark(): number {
+    return this.touchCount;
+  }
+
+  /** The property's last touch, or -1 when it was touched after `mark` (while the read ran). */
+  touchSince(propertyId: number, mark: number): number {
+    const touch = this.touches.get(propertyId) ?? 0;
+    return touch > mark ? -1 : touch;
+  }
+
+  /** Whether a write of the property's calendar was noted after the entry was read. */
+  touchedSince(entry: CachedSnapshot): boolean {
+    return (this.touches.get(entry.propertyId) ?? 0) !== entry.touch;
+  }
 
   static key(integrationId: number, propertyRef: string, from: string, to: string): string {
     return `${integrationId}\u0000${propertyRef}\u0000${from}\u0000${to}`;
@@ -147,39 +182,4 @@ export class SnapshotCache {
   get size(): number {
     return this.entries.size;
   }
-}
-
-/**
- * The calendar writes this process has made, per property: a hint, never a proof. A read whose
- * entry is older than this process's last write to the property knows the version moved, and goes
- * straight to the rebuild (which reads the watermark and version itself) without first asking the
- * database; any other read still asks (writes of other processes). A stale mark, a lost mark or a
- * write rolled back only change which of two correct paths a read takes. Measured on the bench
- * property (92 nights, 50 units), the first availability read after a host edit through the same
- * process: see docs/performance.md, eighth round.
- */
-const touches = new Map<number, number>();
-let touchCount = 0;
-const MAX_TOUCHED_PROPERTIES = 100_000;
-
-/** Called as a writer builds its calendar version bump (touchCalendarQuery), before it commits. */
-export function noteLocalCalendarTouch(propertyId: number): void {
-  if (touches.size >= MAX_TOUCHED_PROPERTIES) touches.clear();
-  touches.set(propertyId, ++touchCount);
-}
-
-/** A mark to take before a read, for localTouchSince. */
-export function localTouchMark(): number {
-  return touchCount;
-}
-
-/** The property's last local touch, or -1 when it was touched after `mark` (while the read ran). */
-export function localTouchSince(propertyId: number, mark: number): number {
-  const touch = touches.get(propertyId) ?? 0;
-  return touch > mark ? -1 : touch;
-}
-
-/** Whether this process wrote the property's calendar after the entry was read. */
-export function touchedLocallySince(entry: CachedSnapshot): boolean {
-  return (touches.get(entry.propertyId) ?? 0) !== entry.touch;
 }

@@ -7,7 +7,7 @@ import { statementTemplate } from '../../db/statement-template.js';
 import { lastSequenceQuery } from '../events/events.sql.js';
 import { coveredPropertyBy, propertyRefId, requireCoveredProperty } from '../properties/properties.resolve.js';
 import { buildPayload, calendarSettings, type CalendarKind } from './calendar.payloads.js';
-import { localTouchMark, localTouchSince, SnapshotCache, touchedLocallySince } from './calendar.snapshot-cache.js';
+import { SnapshotCache } from './calendar.snapshot-cache.js';
 import { knownHoldsOf, snapshotDataOf, snapshotDataQuery, snapshotHeadOf, snapshotHeadQuery, type KnownHolds, type SnapshotHead, type UnitHolds } from './calendar.sql.js';
 
 export const SNAPSHOT_MAX_NIGHTS = 92;
@@ -103,9 +103,9 @@ export async function readSnapshot(
   const [checked] = rebuilding ? await Promise.all([loadSnapshotHead(deps, ask), rebuilding.done]) : [undefined];
   const cached = cache?.get(key);
   let knownHolds = null;
-  const mark = localTouchMark();
+  const mark = deps.state.snapshots.touchMark();
   // Written by this process since it was kept: the version moved, no need to ask (hint only).
-  if (cached && !rebuilding && touchedLocallySince(cached)) knownHolds = cached.holds;
+  if (cached && !rebuilding && deps.state.snapshots.touchedSince(cached)) knownHolds = cached.holds;
   else if (cached) {
     const head = checked ?? (await loadSnapshotHead(deps, ask));
     if (!head) throw notFound('No such property.');
@@ -129,7 +129,7 @@ export async function readSnapshot(
       request: { integrationId, propertyRef, window },
       propertyId: read.property.id,
       version: read.version,
-      touch: localTouchSince(read.property.id, mark),
+      touch: deps.state.snapshots.touchSince(read.property.id, mark),
       json: dataJson,
       holds: read.holds,
       read: !options.refresh,

@@ -2,7 +2,7 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Transaction } 
 import type { DB } from '../../db/schema.js';
 import { fromEpochDay, toEpochDay, type DateWindow } from '../../lib/time.js';
 import type { BlockScope, CalendarNightsTable } from './calendar.tables.js';
-import { CALENDAR_SIGNAL, noteLocalCalendarTouch } from './calendar.snapshot-cache.js';
+import { CALENDAR_SIGNAL } from './calendar.snapshot-cache.js';
 import { signalAtCommit } from '../events/events.unit.js';
 import { PRICE_COLUMNS } from '../properties/properties.input.js';
 
@@ -268,7 +268,6 @@ export function snapshotHeadOf(row: SnapshotHeadRow | undefined): SnapshotHead |
  * since they were built; see calendar.snapshot-refresh.ts).
  */
 export function touchCalendarQuery(trx: Kysely<DB>, propertyId: number): RawBuilder<unknown> {
-  noteLocalCalendarTouch(propertyId);
   signalAtCommit(trx, CALENDAR_SIGNAL, propertyId, { otherProcesses: true });
   return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
     on conflict (property_id) do update set version = excluded.version`;

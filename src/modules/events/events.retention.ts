@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DailyJob } from '../../background.js';
+import type { DailyJob } from '../jobs/jobs.types.js';
 import type { Deps } from '../../deps.js';
 import { purgeExpiredIdempotencyKeys } from '../../http/idempotency.js';
 import { pendingCondition } from '../webhooks/webhooks.sql.js';

@@ -8,7 +8,7 @@ import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar
 import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { FailureGate } from '../../lib/backoff.js';
-import { createClaims, type Claims } from '../webhooks/webhooks.claims.js';
+import { createClaims, holdLease, LeaseLostError, type Claims, type Lease } from '../webhooks/webhooks.claims.js';
 import { appendEvents, withEvents, type EventDraft, type EventTarget, type EventType } from './events.log.js';
 
 export const SYNC_KINDS = ['availability', 'rates', 'restrictions', 'inventory', 'property'] as const;
@@ -187,8 +187,10 @@ async function syncDrafts(
  * Works one step of a job: the next property's events and the job's progress commit together, so a
  * crash neither loses nor repeats a property. Returns false when the job is finished.
  */
-async function syncStep(deps: Deps, jobId: number): Promise<boolean> {
+async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolean> {
   return withEvents(deps, async (trx) => {
+    // a runner whose claim passed to another writes nothing (holdLease throws)
+    await holdLease(trx, lease);
     const job = await trx.selectFrom('sync_jobs').selectAll().where('id', '=', jobId).forUpdate().executeTakeFirst();
     if (!job || job.finished_at) return false;
     const now = deps.clock.now();
@@ -231,8 +233,7 @@ export interface SyncRunner {
 
 /**
  * Works through accepted syncs in the background, one job at a time per claim (a job survives its
- * worker: the claim is an advisory lock on PostgreSQL, see webhooks.claims.ts, and progress is in
- * the job row).
+ * worker: the claim is a lease that expires, see webhooks.claims.ts, and progress is in the job row).
  */
 export function startSyncRunner(deps: Deps, options: { claims?: Claims; pollMs?: number } = {}): SyncRunner {
   const claims = options.claims ?? createClaims(deps);
@@ -247,11 +248,15 @@ export function startSyncRunner(deps: Deps, options: { claims?: Claims; pollMs?:
       const jobs = await deps.db.selectFrom('sync_jobs').select('id').where('finished_at', 'is', null).orderBy('id').limit(20).execute();
       for (const { id } of jobs) {
         if (stopping) return;
-        if (!(await claims.tryClaim('sync', id))) continue;
+        const lease = await claims.tryClaim('sync', id);
+        if (!lease) continue;
         try {
-          while (!stopping && claims.holds('sync', id) && (await syncStep(deps, id)));
+          while (!stopping && claims.holds(lease) && (await syncStep(deps, id, lease)));
+        } catch (error) {
+          if (!(error instanceof LeaseLostError)) throw error;
+          deps.log.warn({ syncJobId: id }, 'sync job stopped here: another process holds its claim now');
         } finally {
-          await claims.release('sync', id);
+          await claims.release(lease);
         }
       }
     } while (again && !stopping);

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, QueryResult, RawBuilder, Transaction } from 'kysely';
 import { pipeline } from '../../db/pipeline.js';
 import type { DB } from '../../db/schema.js';
-import { listen, type Listener, type ListenerState, type Subscription } from '../../db/listener.js';
+import type { ListenerState, Subscription } from '../../db/listener.js';
 import type { Deps } from '../../deps.js';
+import type { IdSignal } from '../../signals.js';
 import { currentSchema, notifyEvents, notifyEventsQuery, notifySignalQuery } from './events.sql.js';
 
 /**
@@ -29,9 +30,9 @@ interface Appended {
   /** Event writes left for the commit (atCommit), in order, each with what to do with its result. */
   atCommit: Array<{ query: RawBuilder<unknown>; settle(result: QueryResult<unknown>): void; integrationId: number | null }>;
   /** Signals for this process once the transaction commits (signalAtCommit): the ids gathered per name. */
-  signals: Map<string, Set<number>>;
+  signals: Map<IdSignal, Set<number>>;
   /** The names among them that other processes hear of too. */
-  shared: Set<string>;
+  shared: Set<IdSignal>;
 }
 
 /** A transaction opened by withEvents: appendEvents records into it what delivery must be woken for. */
@@ -62,7 +63,7 @@ export function atCommit(trx: EventTransaction, query: RawBuilder<unknown>, sett
  * notification per id, sent in the commit's round trip. Outside an event transaction it does
  * nothing: only withEvents knows when its transaction has committed.
  */
-export function signalAtCommit(trx: Kysely<DB>, name: string, id: number, options: { otherProcesses?: boolean } = {}): void {
+export function signalAtCommit(trx: Kysely<DB>, name: IdSignal, id: number, options: { otherProcesses?: boolean } = {}): void {
   const appended = (trx as unknown as Partial<EventTransaction>)[APPENDED];
   if (!appended) return;
   let ids = appended.signals.get(name);
@@ -157,7 +158,7 @@ export function signalChannel(name: string, schema: string): string {
  * already keeps (src/db/listener.ts). A notification lost while the connection is down is not
  * made up for: these signals may only start work that a later read would otherwise do itself.
  */
-export async function listenForSignals(deps: Pick<Deps, 'db' | 'signals'>, names: string[]): Promise<Subscription> {
+export async function listenForSignals(deps: Pick<Deps, 'db' | 'signals'>, names: IdSignal[]): Promise<Subscription> {
   const schema = await currentSchema(deps.db);
   const nameOf = new Map(names.map((name) => [signalChannel(name, schema), name]));
   return {
@@ -176,39 +177,21 @@ export async function eventsChannelOf(deps: Pick<Deps, 'db'>): Promise<string> {
 }
 
 /**
- * PostgreSQL: hears other processes' event notifications on a connection of its own (see
- * src/db/listener.ts, which reconnects) and hands the integration ids to `wake`. `onState` tells
- * whether notifications are arriving (`up`) or may be lost (`down`): the caller scans often while
- * they may be lost, and scans once on each `up` for whatever was sent meanwhile.
+ * PostgreSQL: the subscription to other processes' event notifications, for the process's one
+ * LISTEN connection (see src/db/listener.ts, which reconnects); `wake` gets the integration ids.
+ * `onState` tells whether notifications are arriving (`up`) or may be lost (`down`).
  */
-export function listenForEvents(
-  deps: Pick<Deps, 'db' | 'log' | 'signals'>,
-  databaseUrl: string,
+export async function listenForEvents(
+  deps: Pick<Deps, 'db' | 'signals'>,
   wake: (integrationIds: number[]) => void,
   onState: (state: ListenerState) => void,
-): { stop(): Promise<void> } {
-  let listener: Listener | null = null;
-  let stopped = false;
-  const started = eventsChannelOf(deps).then((channel) => {
-    if (stopped) return;
-    listener = listen({
-      url: databaseUrl,
-      channels: channel,
-      applicationName: 'doorloom-events',
-      log: deps.log,
-      onMessage(_channel, payload) {
-        const id = notifiedId(payload, deps.signals);
-        if (id !== null) wake([id]);
-      },
-      onState,
-    });
-  });
-  started.catch((error) => deps.log.warn({ err: error }, 'events listener did not start; delivery relies on the scan'));
+): Promise<Subscription> {
   return {
-    async stop() {
-      stopped = true;
-      await started.catch(() => {});
-      await listener?.stop();
+    channels: [await eventsChannelOf(deps)],
+    onMessage(_channel, payload) {
+      const id = notifiedId(payload, deps.signals);
+      if (id !== null) wake([id]);
     },
+    onState,
   };
 }

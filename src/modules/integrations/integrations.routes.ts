@@ -44,14 +44,13 @@ export function registerIntegrationRoutes(api: FastifyInstance, deps: Deps): voi
     async (request, reply) => {
       const view = await integrationView(deps, request.integration.id);
       // A cached view is answered with the bytes it was serialised to the first time.
-      let body = meBodies.get(view);
-      if (body === undefined) meBodies.set(view, (body = JSON.stringify(successBody('Integration retrieved.', view))));
+      const bodies = deps.state.meBodies;
+      let body = bodies.get(view);
+      if (body === undefined) bodies.set(view, (body = JSON.stringify(successBody('Integration retrieved.', view))));
       return sendJson(reply, 200, body);
     },
   );
 }
-
-const meBodies = new WeakMap<object, string>();
 
 /** An answer carrying a credential must not be kept by any cache on the way. */
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');

@@ -76,7 +76,7 @@ export async function setBrandPlan(deps: Deps, brandId: number, active: boolean)
  * an entry also expires after VIEW_SHARED_MS. The embedded engine has a single process.
  */
 const VIEW_TABLES = ['integrations', 'brands', 'events', 'coverage', 'webhook_delivery_state'];
-const VIEW_SHARED_MS = 1000;
+export const VIEW_SHARED_MS = 1000;
 const VIEW_CACHE_MAX = 10_000;
 type View = ReturnType<typeof buildView>;
 

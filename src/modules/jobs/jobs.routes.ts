@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { dailyJobs } from '../../background.js';
+import { dailyJobs } from './jobs.daily.js';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { notFound } from '../../http/errors.js';

@@ -1,4 +1,4 @@
-import type { DailyJob } from '../../background.js';
+import type { DailyJob } from '../jobs/jobs.types.js';
 import type { Deps } from '../../deps.js';
 import { appendEvents, withEvents } from '../events/events.log.js';
 import { propertyEventDraft } from './properties.payloads.js';

@@ -5,6 +5,7 @@ import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason }
 import type { SendResult } from './webhooks.send.js';
 import { countFailedPing, insertAttempts, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
 import { setIntegrationStatus } from '../integrations/integrations.sql.js';
+import { holdLease, type Lease } from './webhooks.leases.sql.js';
 
 /** One attempt as the attempt log keeps it. */
 export interface Attempt {
@@ -71,6 +72,8 @@ export class OutcomeBuffer {
     private readonly worker: string,
     /** The integration had failures when the stream started: the first success must reset them at once. */
     private countersDirty: boolean,
+    /** The delivery claim of the stream: a flush writes nothing once it is lost. */
+    private readonly lease: Lease | null = null,
   ) {}
 
   delivered(sequence: number, attempt: Attempt): void {
@@ -140,12 +143,13 @@ export class OutcomeBuffer {
       skipped: items.filter((d) => d.kind === 'skipped').map((d) => d.sequence),
       attempts: delivered.map((d) => attemptRow(this.integrationId, this.worker, d.attempt)),
       touchSuccessAt: touch ? new Date(successAt) : null,
+      lease: this.lease,
     });
     if (touch) this.touched(successAt);
   }
 
   private async touch(successAt: number): Promise<void> {
-    await writeOutcomes(this.deps.db, { integrationId: this.integrationId, delivered: [], skipped: [], attempts: [], touchSuccessAt: new Date(successAt) });
+    await writeOutcomes(this.deps.db, { integrationId: this.integrationId, delivered: [], skipped: [], attempts: [], touchSuccessAt: new Date(successAt), lease: this.lease });
     this.touched(successAt);
   }
 
@@ -184,9 +188,17 @@ export async function recordAbandoned(deps: Deps, subject: Subject, worker: stri
  * ladder or pauses it (decisions §7). Returns what was decided. Logged at warn (issue: operators
  * see every failed attempt, pause and resumption).
  */
-export async function recordEventFailure(deps: Deps, subject: Subject, worker: string, sequence: number, attempt: Attempt): Promise<FailureOutcome> {
+export async function recordEventFailure(
+  deps: Deps,
+  subject: Subject,
+  worker: string,
+  sequence: number,
+  attempt: Attempt,
+  lease: Lease | null = null,
+): Promise<FailureOutcome> {
   const { integrationId } = subject;
   const outcome = await deps.db.transaction().execute(async (trx) => {
+    if (lease) await holdLease(trx, lease);
     const { status } = await trx.selectFrom('integrations').select('status').where('id', '=', integrationId).forUpdate().executeTakeFirstOrThrow();
     const row = await lockFailureCounters(trx, integrationId);
     const event = await trx
@@ -234,9 +246,10 @@ export async function recordEventFailure(deps: Deps, subject: Subject, worker: s
 }
 
 /** Pauses an active integration now; its first ping is due in 15 minutes. */
-export async function pauseIntegration(deps: Deps, subject: Subject, reason: PauseReason): Promise<void> {
+export async function pauseIntegration(deps: Deps, subject: Subject, reason: PauseReason, lease: Lease | null = null): Promise<void> {
   const now = deps.clock.nowMs();
   const paused = await deps.db.transaction().execute(async (trx) => {
+    if (lease) await holdLease(trx, lease);
     if (!(await setIntegrationStatus(trx, subject.integrationId, 'paused', ['active'], new Date(now)))) return false;
     await updateDeliveryState(trx, subject.integrationId, { paused_at: new Date(now), paused_reason: reason, next_attempt_at: new Date(now + PING_INTERVAL_MS) });
     return true;
@@ -275,9 +288,10 @@ export async function resumeDelivery(
  * The outcome of a ping to a paused integration. A 2xx resumes it (resumeDelivery). Returns
  * whether it resumed.
  */
-export async function recordPing(deps: Deps, subject: Subject, worker: string, attempt: Attempt): Promise<boolean> {
+export async function recordPing(deps: Deps, subject: Subject, worker: string, attempt: Attempt, lease: Lease | null = null): Promise<boolean> {
   const { integrationId } = subject;
   const resumed = await deps.db.transaction().execute(async (trx) => {
+    if (lease) await holdLease(trx, lease);
     const now = deps.clock.nowMs();
     let resumed = false;
     if (attempt.result.ok) {

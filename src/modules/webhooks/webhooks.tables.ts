@@ -40,8 +40,18 @@ export interface WebhookDeliveryStateTable {
   undelivered: Generated<number>;
 }
 
+/** A claim on background work (migration 2026_11_28_0201_work_leases), see webhooks.claims.ts. */
+export interface WorkLeasesTable {
+  kind: string;
+  id: number;
+  holder: string;
+  token: string;
+  expires_at: Timestamp;
+}
+
 /** Tables owned by the webhooks module. */
 export interface WebhookTables {
   delivery_attempts: DeliveryAttemptsTable;
   webhook_delivery_state: WebhookDeliveryStateTable;
+  work_leases: WorkLeasesTable;
 }

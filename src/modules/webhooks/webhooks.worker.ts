@@ -5,7 +5,7 @@ import { ulid } from '../../lib/ids.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { API_VERSION } from '../events/events.log.js';
 import { webhookSigningSecrets } from '../integrations/integrations.service.js';
-import { createClaims, type Claims } from './webhooks.claims.js';
+import { createClaims, LeaseLostError, type Claims, type Lease } from './webhooks.claims.js';
 import { OutcomeBuffer, pauseIntegration, recordAbandoned, recordEventFailure, recordPing, type Attempt } from './webhooks.outcomes.js';
 import { pauseBeforeRetry } from './webhooks.policy.js';
 import { createSender, type SendResult, type Sender } from './webhooks.send.js';
@@ -48,6 +48,8 @@ interface Run {
   aborted: boolean;
   /** Cuts off the request in flight, when there is one. */
   cancel: (() => void) | null;
+  /** The claim the run holds while it delivers. */
+  lease: Lease | null;
   done: Promise<void>;
 }
 
@@ -106,7 +108,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
       waiting.add(id);
       return;
     }
-    const run: Run = { dirty: false, aborted: false, cancel: null, done: Promise.resolve() };
+    const run: Run = { dirty: false, aborted: false, cancel: null, lease: null, done: Promise.resolve() };
     runs.set(id, run);
     run.done = (async () => {
       try {
@@ -118,7 +120,8 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
           if (end === 'drained' && !stopping && (await hasPendingEvents(deps.db, id))) run.dirty = true;
         } while (run.dirty && !stopping && !run.aborted);
       } catch (error) {
-        deps.log.warn({ err: error, integrationId: id }, 'webhook delivery run failed');
+        if (error instanceof LeaseLostError) deps.log.warn({ integrationId: id }, 'webhook delivery stopped: another process holds its claim now');
+        else deps.log.warn({ err: error, integrationId: id }, 'webhook delivery run failed');
       } finally {
         runs.delete(id);
         for (const next of waiting) {
@@ -155,15 +158,18 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   }
 
   async function runOnce(id: number, run: Run): Promise<RunEnd> {
-    // Many integrations have no URL (events accumulate for replay): one read says so, without the
-    // claim's lock and unlock. With a URL the state is read again under the claim.
+    // Many integrations have no URL (events accumulate for replay): one read says so, without
+    // taking and releasing the claim. With a URL the state is read again under the claim.
     const peek = await loadDeliveryState(deps.db, id);
     if (!peek || peek.status === 'disabled' || !peek.webhook_url) return 'idle';
-    if (!(await claims.tryClaim('delivery', id))) return 'busy';
+    const lease = await claims.tryClaim('delivery', id);
+    if (!lease) return 'busy';
+    run.lease = lease;
     try {
-      return await deliver(id, run);
+      return await deliver(id, run, lease);
     } finally {
-      await claims.release('delivery', id);
+      run.lease = null;
+      await claims.release(lease);
     }
   }
 
@@ -209,7 +215,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   }
 
   /** A paused integration's ping; a 2xx resumes it. */
-  async function ping(state: DeliveryState, run: Run): Promise<boolean> {
+  async function ping(state: DeliveryState, run: Run, lease: Lease): Promise<boolean> {
     const at = deps.clock.nowMs();
     const id = ulid(at);
     const body = JSON.stringify({
@@ -226,13 +232,13 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     });
     const result = await send(await targetOf(state), id, body, run);
     if (run.aborted) return false;
-    return recordPing(deps, { integrationId: state.id, slug: state.slug }, WORKER_NAME, { eventId: id, eventType: 'ping', sequence: null, attempt: null, at, result });
+    return recordPing(deps, { integrationId: state.id, slug: state.slug }, WORKER_NAME, { eventId: id, eventType: 'ping', sequence: null, attempt: null, at, result }, lease);
   }
 
-  async function deliver(id: number, run: Run): Promise<RunEnd> {
+  async function deliver(id: number, run: Run, lease: Lease): Promise<RunEnd> {
     let state = await loadDeliveryState(deps.db, id);
-    const out = new OutcomeBuffer(deps, id, WORKER_NAME, (state?.consecutive_failures ?? 0) > 0);
-    const live = () => !stopping && !run.aborted && claims.holds('delivery', id);
+    const out = new OutcomeBuffer(deps, id, WORKER_NAME, (state?.consecutive_failures ?? 0) > 0, lease);
+    const live = () => !stopping && !run.aborted && claims.holds(lease);
     let cursor = 0;
     let next: Promise<[DeliveryState | undefined, PendingEvent[]]> | null = null;
     try {
@@ -246,7 +252,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
         const now = deps.clock.nowMs();
         if (state.next_attempt_at && state.next_attempt_at.getTime() > now) return 'waiting';
         if (state.status === 'paused') {
-          if (!(await ping(state, run))) return 'waiting';
+          if (!(await ping(state, run, lease))) return 'waiting';
           state = await loadDeliveryState(deps.db, id);
           cursor = 0;
           continue;
@@ -262,7 +268,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
             now,
           )
         ) {
-          await pauseIntegration(deps, { integrationId: id, slug: state.slug }, 'delivery_failures');
+          await pauseIntegration(deps, { integrationId: id, slug: state.slug }, 'delivery_failures', lease);
           return 'waiting';
         }
 
@@ -321,7 +327,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
             continue;
           }
           await out.drain();
-          await recordEventFailure(deps, { integrationId: id, slug: state.slug }, WORKER_NAME, event.sequence, attempt);
+          await recordEventFailure(deps, { integrationId: id, slug: state.slug }, WORKER_NAME, event.sequence, attempt, lease);
           out.failed();
           failed = true;
           break;
@@ -351,8 +357,9 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
   const onClock = () => void scan();
   deps.signals.on('events', onEvents);
   deps.signals.on('clock', onClock);
-  const stopLost = claims.onLost(() => {
-    for (const run of runs.values()) abortRun(run);
+  const stopLost = claims.onLost((lease) => {
+    const run = lease.kind === 'delivery' ? runs.get(lease.id) : undefined;
+    if (run && run.lease === lease) abortRun(run);
   });
   let timer = setInterval(() => void scan(), pollMs);
   timer.unref();

@@ -57,6 +57,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     requestIdHeader: false,
+    // request.ip (rate limits, the staff lockout, request logs) is the X-Forwarded-For address
+    // only when the peer is a proxy listed in TRUST_PROXY; otherwise the peer's own address.
+    trustProxy: deps.config.trustProxy.length > 0 ? deps.config.trustProxy : false,
     genReqId(req) {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${process.pid}-${(++requestCounter).toString(36)}`;

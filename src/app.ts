@@ -36,6 +36,15 @@ export interface BuildOptions {
   logger?: FastifyBaseLogger;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** From now on /healthz and /readyz answer 503 and every answer closes its connection (the SIGTERM drain). */
+    beginDrain(): void;
+  }
+}
+
+const shuttingDown = () => failureBody('SHUTTING_DOWN', 'This node is shutting down; retry on another.');
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
   let countUnrouted: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
@@ -92,9 +101,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // NUL in a path or query parameter: before any route's own hooks (an Idempotency-Key is not claimed).
   app.addHook('preValidation', refuseNulInUrl);
 
-  // Shutting down: an answer sent from now on closes its connection, so keep-alive clients do not
+  // Draining (SIGTERM) or closing: health checks answer 503 so a proxy takes the node out, and an
+  // answer sent from now on closes its connection, so keep-alive clients move elsewhere rather than
   // hold the server open (requests already in flight still get their answer).
   let draining = false;
+  app.decorate('beginDrain', () => {
+    draining = true;
+  });
   app.addHook('preClose', async () => {
     draining = true;
   });
@@ -132,8 +145,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerConsole(app);
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
+  // The process's own health only: with the database away the node stays in the proxy's pool and
+  // its clients get the service's 503 DATABASE_UNAVAILABLE rather than the proxy's page.
+  app.get('/healthz', { schema: { hide: true } }, async (request, reply) => {
+    if (draining) return reply.code(503).send(shuttingDown());
+    return { success: true, message: 'OK', data: { status: 'ok' } };
+  });
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    if (draining) return reply.code(503).send(shuttingDown());
     try {
       await deps.db.selectFrom('service_clock').select('id').executeTakeFirstOrThrow();
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };

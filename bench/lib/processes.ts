@@ -119,6 +119,8 @@ export async function startService(env: Record<string, string>, options: Service
       SECRETS_KEY,
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_INSECURE: '1',
+      // no proxy to leave: SIGTERM stops at once
+      SHUTDOWN_DRAIN_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -31,6 +31,8 @@ export function baseEnv(port: number): Record<string, string> {
     SECRETS_KEY,
     WEBHOOK_ALLOW_INSECURE: '1',
     LOG_LEVEL: 'warn',
+    // no proxy to leave: SIGTERM stops at once
+    SHUTDOWN_DRAIN_MS: '0',
   };
 }
 

@@ -58,6 +58,8 @@ function serverEnv(db: ScratchDatabase, port: number, extra: Record<string, stri
     SECRETS_KEY,
     WEBHOOK_ALLOW_INSECURE: '1',
     LOG_LEVEL: 'warn',
+    // no proxy to leave: SIGTERM stops at once
+    SHUTDOWN_DRAIN_MS: '0',
     ...db.env,
     ...extra,
   };

@@ -431,7 +431,7 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
 
 async function startDatabaseTier(state: FleetState, log: (line: string) => void): Promise<void> {
   const { stateDir } = state;
-  const postgresEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: stateDir, LANG: 'C.UTF-8', ETCD_UNSUPPORTED_ARCH: '' };
+  const postgresEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: stateDir, LANG: 'C.UTF-8' };
   const etcdUrl = (port: number) => `http://127.0.0.1:${port}`;
   state.etcd.pid = launch(
     'etcd',

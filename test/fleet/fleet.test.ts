@@ -333,6 +333,18 @@ describe('losing the primary', () => {
         expect(firsts).toEqual(events.map((e) => e.sequence));
         const bySequence = new Map(got.map((e) => [e.sequence, e]));
         for (const e of events) expect(bySequence.get(e.sequence)).toEqual(e);
+
+        // each night's latest availability event carries what the snapshot shows for that night now
+        const latest = new Map<string, { sequence: number; night: unknown }>();
+        for (const e of events.filter((x) => x.type === 'availability.changed')) {
+          for (const night of e.data.dates as Array<{ date: string }>) latest.set(night.date, { sequence: e.sequence, night });
+        }
+        const snapshot = await api(state, partner.key, 'GET', `/properties/${partner.villa.id}/availability?from=${day(25)}&to=${day(80)}`, {
+          headers: { 'x-forwarded-for': `198.18.${partner.id % 250}.2` },
+        });
+        expect(snapshot.status, snapshot.text).toBe(200);
+        expect(snapshot.body.data.sequence).toBeGreaterThanOrEqual(Math.max(...[...latest.values()].map((l) => l.sequence)));
+        for (const night of snapshot.body.data.data.dates as Array<{ date: string }>) expect(latest.get(night.date)?.night, night.date).toEqual(night);
       }
     }),
   );

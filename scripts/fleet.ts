@@ -169,9 +169,10 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
     } catch (error) {
       last = error;
     }
-    if (Date.now() > until) {
+    const fatal = (last as { fatal?: boolean } | undefined)?.fatal;
+    if (Date.now() > until || fatal) {
       const tail = logFile && existsSync(logFile) ? `\n--- ${logFile}:\n${readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n')}` : '';
-      throw new Error(`${what}: not ready after ${timeoutMs} ms${last ? ` (${String((last as Error).message ?? last)})` : ''}${tail}`);
+      throw new Error(`${what}: ${fatal ? 'failed' : `not ready after ${timeoutMs} ms`}${last ? ` (${String((last as Error).message ?? last)})` : ''}${tail}`);
     }
     await sleep(200);
   }
@@ -303,7 +304,7 @@ export async function startNode(state: FleetState, name: string, timeoutMs = 120
   await waitFor(
     `${node.name} on port ${node.port}`,
     async () => {
-      if (!alive(node.pid)) throw new Error(`${node.name} exited`);
+      if (!alive(node.pid)) throw Object.assign(new Error(`${node.name} exited`), { fatal: true });
       return (await fetch(`http://127.0.0.1:${node.port}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
     },
     timeoutMs,

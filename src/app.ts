@@ -62,8 +62,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
     // An idle keep-alive connection is closed after this (above common load balancers' 60 s).
     keepAliveTimeout: 72_000,
-    // On close: new requests answer 503 with Connection: close, idle connections are closed.
-    return503OnClosing: true,
+    // On close (after the drain): a request still arriving on an open connection is served, with
+    // Connection: close, rather than refused with a 503 outside the envelope; idle connections are closed.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     requestIdHeader: false,
     // request.ip (rate limits, the staff lockout, request logs) is the X-Forwarded-For address

@@ -1,10 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Test files share one worker process each (isolate: false) so that the embedded database is
 // opened once per worker; every file still gets its own fresh schema (test/helpers/context.ts).
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'sdk/test/**/*.test.ts'],
+    // the fleet tests build a topology of their own: vitest.fleet.config.ts
+    exclude: [...configDefaults.exclude, 'test/fleet/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     isolate: false,

@@ -37,6 +37,15 @@ export interface BuildOptions {
   logger?: FastifyBaseLogger;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** From now on /healthz and /readyz answer 503 and every answer closes its connection (the SIGTERM drain). */
+    beginDrain(): void;
+  }
+}
+
+const shuttingDown = () => failureBody('SHUTTING_DOWN', 'This node is shutting down; retry on another.');
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
   let countUnrouted: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
@@ -54,10 +63,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
     // An idle keep-alive connection is closed after this (above common load balancers' 60 s).
     keepAliveTimeout: 72_000,
-    // On close: new requests answer 503 with Connection: close, idle connections are closed.
-    return503OnClosing: true,
+    // On close (after the drain): a request still arriving on an open connection is served, with
+    // Connection: close, rather than refused with a 503 outside the envelope; idle connections are closed.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     requestIdHeader: false,
+    // request.ip (rate limits, the staff lockout, request logs) is the X-Forwarded-For address
+    // only when the peer is a proxy listed in TRUST_PROXY; otherwise the peer's own address.
+    trustProxy: deps.config.trustProxy.length > 0 ? deps.config.trustProxy : false,
     genReqId(req) {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${process.pid}-${(++requestCounter).toString(36)}`;
@@ -90,9 +103,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // NUL in a path or query parameter: before any route's own hooks (an Idempotency-Key is not claimed).
   app.addHook('preValidation', refuseNulInUrl);
 
-  // Shutting down: an answer sent from now on closes its connection, so keep-alive clients do not
+  // Draining (SIGTERM) or closing: health checks answer 503 so a proxy takes the node out, and an
+  // answer sent from now on closes its connection, so keep-alive clients move elsewhere rather than
   // hold the server open (requests already in flight still get their answer).
   let draining = false;
+  app.decorate('beginDrain', () => {
+    draining = true;
+  });
   app.addHook('preClose', async () => {
     draining = true;
   });
@@ -142,8 +159,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     docs.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
   registerConsole(app);
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
+  // The process's own health only: with the database away the node stays in the proxy's pool and
+  // its clients get the service's 503 DATABASE_UNAVAILABLE rather than the proxy's page.
+  app.get('/healthz', { schema: { hide: true } }, async (request, reply) => {
+    if (draining) return reply.code(503).send(shuttingDown());
+    return { success: true, message: 'OK', data: { status: 'ok' } };
+  });
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    if (draining) return reply.code(503).send(shuttingDown());
     try {
       await deps.db.selectFrom('service_clock').select('id').executeTakeFirstOrThrow();
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { parseSecretsKey } from './lib/secrets.js';
 
 /**
@@ -43,6 +44,11 @@ export interface Config {
   workLeaseMs: number;
   /** How often held claims are renewed (WORK_LEASE_RENEW_MS). */
   workLeaseRenewMs: number;
+
+  /** Addresses and CIDRs of proxies whose X-Forwarded-For is believed (TRUST_PROXY); empty: none. */
+  trustProxy: string[];
+  /** After SIGTERM, how long health checks answer 503 while requests are still served (SHUTDOWN_DRAIN_MS). */
+  shutdownDrainMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -123,6 +129,24 @@ function staffToken(env: NodeJS.ProcessEnv): string | null {
   return raw;
 }
 
+/** TRUST_PROXY: comma-separated IPv4/IPv6 addresses or CIDRs; unset or empty trusts no proxy. */
+function trustProxySetting(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.TRUST_PROXY?.trim() ?? '';
+  if (raw === '') return [];
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const valid =
+      rest.length === 0 &&
+      (ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address))) &&
+      (bits === undefined || (/^\d{1,3}$/.test(bits) && ipaddr.isValidCIDR(entry)));
+    if (!valid) {
+      throw new ConfigError(`TRUST_PROXY must be comma-separated IP addresses or CIDRs of trusted proxies (e.g. 10.0.0.5,10.1.0.0/16), got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = databaseUrlSetting(env);
   const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
@@ -175,5 +199,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
     workLeaseMs,
     workLeaseRenewMs,
+
+    trustProxy: trustProxySetting(env),
+    shutdownDrainMs: intSetting(env, 'SHUTDOWN_DRAIN_MS', 5_000, 0, 120_000),
   });
 }

@@ -10,12 +10,13 @@ import { serveClusterMetrics } from './modules/metrics/metrics.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
 /**
- * Shutdown budget. SIGTERM: stop accepting, let requests in flight answer (their connections then
- * close) for up to DRAIN_MS, cut what is left, stop the background loops (a delivery in flight
- * gets 3 s), close the database. A supervisor usually waits 10 s before SIGKILL; the process is
- * gone well before.
+ * Shutdown budget. SIGTERM: for SHUTDOWN_DRAIN_MS health checks answer 503 while requests are
+ * still served (each answer closing its connection), so a proxy takes the node out before it stops
+ * listening; then stop accepting, let requests in flight answer for up to FINISH_MS, cut what is
+ * left, stop the background loops (a delivery in flight gets 3 s), close the database. FORCE_EXIT_MS
+ * after the drain the process exits whatever is left.
  */
-const DRAIN_MS = 5_000;
+const FINISH_MS = 5_000;
 const FORCE_EXIT_MS = 9_000;
 
 function fail(line: string, code: number): never {
@@ -102,15 +103,21 @@ async function serve(config: Config): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    if (config.shutdownDrainMs > 0) {
+      // Idle keep-alive connections stay open meanwhile: a proxy may still send a request on one.
+      app.beginDrain();
+      logger.info({ signal, drainMs: config.shutdownDrainMs }, 'draining: health checks answer 503 while requests are still served');
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+    }
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     setTimeout(() => {
       logger.error('shutdown did not finish in time; exiting');
       process.exit(1);
     }, FORCE_EXIT_MS).unref();
     // Connections that finish their answer close (Connection: close); those idle in between are
-    // closed as they become idle; whatever is still open after DRAIN_MS is cut.
+    // closed as they become idle; whatever is still open after FINISH_MS is cut.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
-    const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS);
+    const cut = setTimeout(() => app.server.closeAllConnections(), FINISH_MS);
     try {
       await Promise.all([app.close(), work.stop()]);
       await database.close();
@@ -169,7 +176,7 @@ async function primary(config: Config): Promise<void> {
       logger.error('workers did not stop in time; killing them');
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
       process.exit(1);
-    }, FORCE_EXIT_MS + 500).unref();
+    }, config.shutdownDrainMs + FORCE_EXIT_MS + 500).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

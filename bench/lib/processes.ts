@@ -120,6 +120,9 @@ export async function startService(env: Record<string, string>, options: Service
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_INSECURE: '1',
       WEBHOOK_ALLOW_PRIVATE: '1',
+
+      // no proxy to leave: SIGTERM stops at once
+      SHUTDOWN_DRAIN_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

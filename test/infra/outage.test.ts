@@ -207,6 +207,8 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 
       const ready = await fetch(`${service.url}/readyz`);
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as { success: boolean }).success).toBe(false);
+      // the process itself is healthy: a proxy checking /healthz keeps it, its clients get the 503 envelope
+      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
 
       // a while down: the loops back off, the process stays up and keeps answering 503
       await sleep(3_000);

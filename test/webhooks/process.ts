@@ -60,6 +60,8 @@ export function baseEnv(port: number): Record<string, string> {
     WEBHOOK_ALLOW_INSECURE: '1',
     WEBHOOK_ALLOW_PRIVATE: '1',
     LOG_LEVEL: 'warn',
+    // no proxy to leave: SIGTERM stops at once
+    SHUTDOWN_DRAIN_MS: '0',
   };
 }
 

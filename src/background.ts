@@ -1,7 +1,7 @@
 import { startMaintenance } from './db/maintenance.js';
 import { listen, listenUrl, subscriptions, type Listener, type Subscription } from './db/listener.js';
 import type { Deps } from './deps.js';
-import { AUTH_CACHE_MS, authSubscription } from './http/auth.js';
+import { authSubscription } from './http/auth.js';
 import { FailureGate } from './lib/backoff.js';
 import { CALENDAR_SIGNAL } from './modules/calendar/calendar.snapshot-cache.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
@@ -34,10 +34,12 @@ export async function startProcess(deps: Deps, options: { background: boolean })
   const url = listenUrl(deps.config);
   const hearing = deps.engine !== 'postgres' ? 'single' : url ? 'listen' : 'poll';
   if (hearing === 'poll') {
+    // Nothing would tell this process of a rotated key: read keys from the database on every request.
+    deps.state.authCache.unheard = true;
     deps.log.warn(
-      { wakeUpDelayMs: SCAN_UNHEARD_MS, apiKeyCacheMs: AUTH_CACHE_MS, integrationViewMs: VIEW_SHARED_MS },
+      { wakeUpDelayMs: SCAN_UNHEARD_MS, apiKeyCacheMs: 0, integrationViewMs: VIEW_SHARED_MS },
       `DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: no LISTEN; other processes' events wait up to ${SCAN_UNHEARD_MS} ms for delivery (polling), ` +
-        `a rotated or revoked API key is refused here within ${AUTH_CACHE_MS} ms, GET /me shows other processes' writes within ${VIEW_SHARED_MS} ms, ` +
+        `API keys are read from the database on every request, GET /me shows other processes' writes within ${VIEW_SHARED_MS} ms, ` +
         `and availability snapshots other processes changed are rebuilt by the next read (set DATABASE_DIRECT_URL to hear changes at once)`,
     );
   }

@@ -73,8 +73,13 @@ export interface AuthCache {
   keys: Map<string, { row: KeyRow; until: number }>;
   /** The change listener is not connected: nothing is cached meanwhile. */
   unheard: boolean;
+  /** forgetIntegration calls waiting to hear their own notification, by integration id. */
+  echoes: Map<number, Set<() => void>>;
 }
-export const createAuthCache = (): AuthCache => ({ keys: new Map(), unheard: false });
+export const createAuthCache = (): AuthCache => ({ keys: new Map(), unheard: false, echoes: new Map() });
+
+/** Longest a key rotation waits to hear its own notification before it answers. */
+const ECHO_WAIT_MS = 1000;
 
 /** Drops this process's cached keys of one integration (all of them when id is null). */
 export function forgetIntegrationLocally(deps: Pick<Deps, 'state'>, integrationId: number | null): void {
@@ -86,7 +91,27 @@ export function forgetIntegrationLocally(deps: Pick<Deps, 'state'>, integrationI
 /** After a key rotation or a status change: every process forgets what it cached of the integration. */
 export async function forgetIntegration(deps: Deps, integrationId: number): Promise<void> {
   forgetIntegrationLocally(deps, integrationId);
-  if (deps.engine === 'postgres') await sql`select pg_notify(${AUTH_CHANNEL}, ${String(integrationId)})`.execute(deps.db);
+  if (deps.engine !== 'postgres') return;
+  const cache = deps.state.authCache;
+  // PostgreSQL hands a notification to every listener at once, so hearing our own echo means the
+  // other processes have it too: the caller's next request, on any node, finds the old key gone.
+  let heard: Promise<void> | null = null;
+  if (!cache.unheard) {
+    heard = new Promise<void>((resolve) => {
+      const waiters = cache.echoes.get(integrationId) ?? new Set();
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0) cache.echoes.delete(integrationId);
+        resolve();
+      };
+      const timer = setTimeout(done, ECHO_WAIT_MS);
+      waiters.add(done);
+      cache.echoes.set(integrationId, waiters);
+    });
+  }
+  await sql`select pg_notify(${AUTH_CHANNEL}, ${String(integrationId)})`.execute(deps.db);
+  await heard;
 }
 
 /** The integration of a key verified within CACHE_MS, without waiting: undefined when not cached. */
@@ -206,6 +231,7 @@ export function authSubscription(deps: Pick<Deps, 'state'>): Subscription {
     onMessage(_channel, payload) {
       const id = Number(payload);
       forgetIntegrationLocally(deps, Number.isInteger(id) ? id : null);
+      for (const done of [...(deps.state.authCache.echoes.get(id) ?? [])]) done();
     },
     onState(state) {
       deps.state.authCache.unheard = state !== 'up';

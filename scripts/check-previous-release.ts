@@ -50,6 +50,7 @@ async function startNode(tree: string, databaseUrl: string, secretsKey: string):
       STAFF_TOKEN,
       SECRETS_KEY: secretsKey,
       WEBHOOK_ALLOW_INSECURE: '1',
+      WEBHOOK_ALLOW_PRIVATE: '1',
       SHUTDOWN_DRAIN_MS: '0',
       LOG_LEVEL: 'warn',
     },

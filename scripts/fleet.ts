@@ -289,6 +289,7 @@ function nodeEnvironment(state: FleetState, node: NodeProcess): Record<string, s
     STAFF_TOKEN: state.staffToken,
     SECRETS_KEY: state.secretsKey,
     WEBHOOK_ALLOW_INSECURE: '1',
+    WEBHOOK_ALLOW_PRIVATE: '1',
     LOG_LEVEL: 'warn',
     ...state.nodeEnv,
   };

@@ -1,4 +1,3 @@
-import type { PipelineConnection } from './pg-dialect.js';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, Kysely, QueryResult, TransactionSettings } from 'kysely';
 
 /**
@@ -37,7 +36,7 @@ export function writtenTables(sql: string): string[] {
   return [...sql.matchAll(WRITTEN)].map((m) => m[1].toLowerCase());
 }
 
-class WatchedConnection implements PipelineConnection {
+class WatchedConnection implements DatabaseConnection {
   /** Tables written inside the open transaction; null outside one. */
   pending: Set<string> | null = null;
 
@@ -50,19 +49,6 @@ class WatchedConnection implements PipelineConnection {
     const result = await this.inner.executeQuery<R>(query);
     this.wrote(query.sql);
     return result;
-  }
-
-  /** In one round trip where the engine has round trips (PostgreSQL), one after the other otherwise. */
-  async executePipeline(queries: readonly CompiledQuery[], options: { commit: boolean }): Promise<QueryResult<unknown>[]> {
-    const inner = this.inner as Partial<PipelineConnection>;
-    let results: QueryResult<unknown>[];
-    if (inner.executePipeline) results = await inner.executePipeline(queries, options);
-    else {
-      results = [];
-      for (const query of queries) results.push(await this.inner.executeQuery(query));
-    }
-    for (const query of queries) this.wrote(query.sql);
-    return results;
   }
 
   private wrote(sql: string): void {

@@ -6,8 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
-import { PreparingClient } from './prepared.js';
-import { PgDialect } from './pg-dialect.js';
+import { PgDialect, type PoolMode } from './pg-dialect.js';
 import { TableChanges, watchChanges } from './changes.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
@@ -54,6 +53,8 @@ export interface DatabaseOptions {
   log?: { warn(obj: object, msg: string): void };
   /** PostgreSQL application_name of the pool's connections (operators find the service by it). */
   applicationName?: string;
+  /** PostgreSQL: `session` (the default) or `transaction` behind a transaction-mode pooler (see pg-dialect.ts). */
+  poolMode?: PoolMode;
 }
 
 /**
@@ -191,17 +192,19 @@ function watched(dialect: Dialect): { db: Kysely<DB>; changes: TableChanges } {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const searchPath = options.schema ? `"${options.schema}", public` : null;
   if (options.url?.startsWith('postgres')) {
+    const mode = options.poolMode ?? 'session';
+    // Session mode sets the session once, at connect; a transaction pooler refuses startup
+    // options, so there each transaction sets its own (PgDialect's BEGIN).
     const settings = [`-c statement_timeout=${STATEMENT_TIMEOUT_MS}`];
     if (searchPath) settings.push(`-c search_path=${searchPath.replace(/\s/g, '')}`);
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
-      Client: PreparingClient,
       application_name: options.applicationName ?? 'doorloom',
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       query_timeout: QUERY_TIMEOUT_MS,
       keepAlive: true,
-      options: settings.join(' '),
+      ...(mode === 'session' ? { options: settings.join(' ') } : {}),
       types: {
         getTypeParser: ((oid: number, format?: string) =>
           textParsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
@@ -225,7 +228,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         options.log?.warn({ err: error }, 'database connection lost while in use');
       });
     });
-    const { db, changes } = watched(new PgDialect(pool));
+    const { db, changes } = watched(new PgDialect({ pool, mode, statementTimeoutMs: STATEMENT_TIMEOUT_MS, searchPath }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return { db, engine: 'postgres', changes, poolStats, close: () => db.destroy() };

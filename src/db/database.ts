@@ -7,7 +7,7 @@ import { Kysely, Migrator, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PgDialect, type PoolMode } from './pg-dialect.js';
-import { TableChanges, watchChanges } from './changes.js';
+import { TableChanges } from './changes.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -16,7 +16,7 @@ export type Engine = 'postgres' | 'pglite';
 export interface Database {
   db: Kysely<DB>;
   engine: Engine;
-  /** Counters of the writes made through `db` (what a cache compares to see a write). */
+  /** The versions of tables that this process's caches read, moved by their writers (see changes.ts). */
   changes: TableChanges;
   /** PostgreSQL: the connection pool's counts now (/metrics). */
   poolStats?: () => PoolStats;
@@ -183,10 +183,8 @@ export function describeDatabaseUrl(url: string): string {
   }
 }
 
-/** A Kysely whose writes move its TableChanges. */
-function watched(dialect: Dialect): { db: Kysely<DB>; changes: TableChanges } {
-  const changes = new TableChanges();
-  return { db: new Kysely<DB>({ dialect: watchChanges(dialect, changes) }), changes };
+function withChanges(dialect: Dialect): { db: Kysely<DB>; changes: TableChanges } {
+  return { db: new Kysely<DB>({ dialect }), changes: new TableChanges() };
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -228,7 +226,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         options.log?.warn({ err: error }, 'database connection lost while in use');
       });
     });
-    const { db, changes } = watched(new PgDialect({ pool, mode, statementTimeoutMs: STATEMENT_TIMEOUT_MS, searchPath }));
+    const { db, changes } = withChanges(new PgDialect({ pool, mode, statementTimeoutMs: STATEMENT_TIMEOUT_MS, searchPath }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return { db, engine: 'postgres', changes, poolStats, close: () => db.destroy() };
@@ -236,7 +234,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const shared = options.pglite;
   const pglite = shared ?? (await openPGlite(options.url === 'memory:' ? null : options.dataDir));
   if (options.schema) await pglite.exec(`create schema if not exists "${options.schema}"`);
-  const { db, changes } = watched(new PGliteDialect(pglite, searchPath ?? undefined));
+  const { db, changes } = withChanges(new PGliteDialect(pglite, searchPath ?? undefined));
   return {
     db,
     engine: 'pglite',

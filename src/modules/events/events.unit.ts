@@ -74,7 +74,7 @@ function tagOf(signals: object): string {
  * Runs `work` in one transaction as an event producer. After the commit, delivery is woken for every
  * integration that got an event to send; a rollback wakes nothing.
  */
-export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine'>, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
+export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine' | 'state'>, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
   const appended: Appended = { deliverable: new Set(), types: new Map(), signals: new Map(), shared: new Set() };
   const { deliverable } = appended;
   const result = await deps.db.transaction().execute(async (trx) => {
@@ -92,6 +92,8 @@ export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine'
     }
     return out;
   });
+  // Events move the integrations' sequences and undelivered counts (GET /me shows both).
+  if (appended.types.size > 0) deps.state.changes.wrote(['events', 'integrations', 'webhook_delivery_state']);
   if (appended.types.size > 0) deps.signals.emit('recorded', appended.types);
   if (deliverable.size > 0) deps.signals.emit('events', [...deliverable]);
   for (const [name, ids] of appended.signals) deps.signals.emit(name, [...ids]);

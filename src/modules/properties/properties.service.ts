@@ -160,6 +160,7 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
     });
     return { block: propertyBlock(state), appended };
   });
+  deps.state.changes.wrote(['coverage']);
   return block;
 }
 
@@ -237,6 +238,7 @@ export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, in
     const after = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
     return { block: propertyBlock(after!), appended };
   });
+  if (remap) deps.state.changes.wrote(['coverage']);
   return block;
 }
 
@@ -446,6 +448,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
     });
     return { created: true, appended };
   });
+  deps.state.changes.wrote(['coverage']);
   const coverage = await selectCoverage(deps.db, integrationId, propertyId);
   return { created, data: { integration_id: integrationId, property_id: propertyId, external_id: coverage?.external_id ?? null, coverage: 'active' } };
 }
@@ -476,5 +479,6 @@ export async function uncoverProperty(deps: Deps, integrationId: number, propert
     // The aliases were in this integration's availability snapshots.
     await touchCalendar(trx, lock);
   });
+  deps.state.changes.wrote(['coverage']);
   return { integration_id: integrationId, property_id: propertyId, coverage: 'removed' };
 }

@@ -19,6 +19,7 @@ export async function resumeWebhook(deps: Deps, integrationId: number) {
     throw new AppError(409, 'INTEGRATION_DISABLED', 'The integration is disabled; re-enable it with PATCH status "active".');
   }
   if (await resumeDelivery(deps.db, integrationId, { at: deps.clock.now(), from: ['active', 'paused'] })) {
+    deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
     deps.log.warn({ integrationId, slug: current.slug, wasPaused: current.status === 'paused' }, 'webhook delivery resumed by staff');
   }
   await wakeDelivery(deps, [integrationId]);

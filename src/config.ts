@@ -9,6 +9,10 @@ export interface Config {
   host: string;
   /** `postgres://…`, `memory:` or null (embedded PGlite in dataDir). */
   databaseUrl: string | null;
+  /** `session` (PostgreSQL or a session-mode pooler) or `transaction` (PgBouncer pool_mode = transaction) (DATABASE_POOL_MODE). */
+  databasePoolMode: 'session' | 'transaction';
+  /** A connection that is not transaction-pooled, for what needs a session (LISTEN), or null (DATABASE_DIRECT_URL). */
+  databaseDirectUrl: string | null;
   dataDir: string;
   staffToken: string | null;
   secretsKey: string | null;
@@ -67,18 +71,36 @@ function secretsKeySetting(env: NodeJS.ProcessEnv): string | null {
   return raw;
 }
 
+function isPostgresUrl(raw: string): boolean {
+  try {
+    return /^postgres(ql)?:$/.test(new URL(raw).protocol);
+  } catch {
+    return false;
+  }
+}
+
 function databaseUrlSetting(env: NodeJS.ProcessEnv): string | null {
   const raw = env.DATABASE_URL?.trim() || null;
   if (!raw || raw === 'memory:') return raw;
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    // refused below
-  }
-  if (!url || !/^postgres(ql)?:$/.test(url.protocol)) {
+  if (!isPostgresUrl(raw)) {
     throw new ConfigError('DATABASE_URL must be postgres://user@host:port/database (or postgresql://…, or memory:); unset it to use the embedded database');
   }
+  return raw;
+}
+
+function databasePoolModeSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): Config['databasePoolMode'] {
+  const raw = (env.DATABASE_POOL_MODE ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'session') return 'session';
+  if (raw !== 'transaction') throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${env.DATABASE_POOL_MODE}"`);
+  if (!databaseUrl?.startsWith('postgres')) throw new ConfigError('DATABASE_POOL_MODE=transaction needs DATABASE_URL=postgres://… (a transaction-mode pooler in front of PostgreSQL)');
+  return 'transaction';
+}
+
+function databaseDirectUrlSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): string | null {
+  const raw = env.DATABASE_DIRECT_URL?.trim() || null;
+  if (!raw) return null;
+  if (!isPostgresUrl(raw)) throw new ConfigError('DATABASE_DIRECT_URL must be postgres://user@host:port/database (PostgreSQL itself, not a transaction pooler)');
+  if (!databaseUrl?.startsWith('postgres')) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL=postgres://… as well');
   return raw;
 }
 
@@ -110,6 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
+    databasePoolMode: databasePoolModeSetting(env, databaseUrl),
+    databaseDirectUrl: databaseDirectUrlSetting(env, databaseUrl),
     dataDir,
     staffToken: staffToken(env),
     secretsKey: secretsKeySetting(env),

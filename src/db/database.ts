@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, sql, type Dialect } from 'kysely';
+import { Kysely, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PgDialect, type PoolMode } from './pg-dialect.js';
@@ -247,27 +247,41 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * Applies pending migrations and answers their names; throws with the failing migration's name
- * (the original error as its cause). `schema` keeps the migration bookkeeping beside the tables
- * when a schema other than public is in use.
+ * Applies pending migrations in name order and answers their names; throws with the failing
+ * migration's name (the original error as its cause). All of them run in one transaction that
+ * first takes a transaction-scoped advisory lock, so two processes starting together migrate once
+ * (the second waits, then finds nothing left) and the lock never outlives its transaction, as a
+ * transaction pooler requires (Kysely's Migrator takes a session lock). Names applied by a newer
+ * release are left alone, so the previous release keeps starting during a rolling upgrade. The
+ * bookkeeping table is Kysely's own `kysely_migration`, beside the tables when `schema` is given.
  */
 export async function migrate(db: Kysely<DB>, schema?: string): Promise<string[]> {
-  // Restarts find nothing to do: one read says so, instead of the migrator's introspection and lock.
-  const applied = await sql<{ name: string }>`select name from ${sql.table(schema ? `${schema}.kysely_migration` : 'kysely_migration')}`
+  const table = sql.table(schema ? `${schema}.kysely_migration` : 'kysely_migration');
+  // Restarts find nothing to do: one read says so, without the lock.
+  const applied = await sql<{ name: string }>`select name from ${table}`
     .execute(db)
     .then((r) => new Set(r.rows.map((row) => row.name)))
     .catch(() => null);
-  if (applied && Object.keys(migrations).every((name) => applied.has(name))) return [];
-  const migrator = new Migrator({
-    db,
-    migrationTableSchema: schema,
-    provider: { getMigrations: async () => migrations },
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error) {
+  const names = Object.keys(migrations).sort();
+  if (applied && names.every((name) => applied.has(name))) return [];
+  let current = '';
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`doorloom migrations ${schema ?? 'public'}`}))`.execute(trx);
+      await sql`create table if not exists ${table} (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(trx);
+      const done = new Set((await sql<{ name: string }>`select name from ${table}`.execute(trx)).rows.map((r) => r.name));
+      const ran: string[] = [];
+      for (const name of names) {
+        if (done.has(name)) continue;
+        current = name;
+        await migrations[name].up(trx);
+        await sql`insert into ${table} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
+        ran.push(name);
+      }
+      return ran;
+    });
+  } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    throw new Error(failed ? `migration ${failed.migrationName} failed: ${cause}` : `migrations could not run: ${cause}`, { cause: error });
+    throw new Error(current ? `migration ${current} failed: ${cause}` : `migrations could not run: ${cause}`, { cause: error });
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

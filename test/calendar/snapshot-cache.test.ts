@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { CALENDAR_SIGNAL, SnapshotCache, touchedLocallySince } from '../../src/modules/calendar/calendar.snapshot-cache.js';
 import { keepSnapshotsFresh } from '../../src/modules/calendar/calendar.snapshot-refresh.js';
 import { createRuntimeState } from '../../src/runtime.js';
-import { createTestContext, databaseUrl, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { createTestContext, sessionUrl, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { listenForAuthChanges } from '../../src/http/auth.js';
 import { listenForSignals } from '../../src/modules/events/events.unit.js';
 import { bookingBody, createVilla, day, newKey, type Villa } from '../bookings/fixtures.js';
@@ -329,7 +329,8 @@ describe('availability snapshots rebuilt after a write of this process', () => {
   });
 });
 
-describe.skipIf(!databaseUrl)('availability snapshots rebuilt after another process\'s write (PostgreSQL)', () => {
+// LISTEN needs a session: behind a transaction pooler only with DATABASE_DIRECT_URL.
+describe.skipIf(!sessionUrl)('availability snapshots rebuilt after another process\'s write (PostgreSQL)', () => {
   // This process listens as the service does (server.ts); the other process writes through an
   // integration with a webhook, so its commits notify: the calendar's notification rides on them.
   let listener: { stop(): Promise<void> };
@@ -355,7 +356,7 @@ describe.skipIf(!databaseUrl)('availability snapshots rebuilt after another proc
 
   beforeAll(async () => {
     keepSnapshotsFresh(ctx.deps);
-    listener = listenForAuthChanges(ctx.deps, databaseUrl!, [await listenForSignals(ctx.deps, [CALENDAR_SIGNAL])]);
+    listener = listenForAuthChanges(ctx.deps, sessionUrl!, [await listenForSignals(ctx.deps, [CALENDAR_SIGNAL])]);
     // a webhook nobody delivers to here (no delivery worker runs in the tests' runtime)
     hooked = await ctx.createIntegration({ name: 'Hooked', webhook: { url: 'http://127.0.0.1:9/hooks' } });
     hookedVilla = await createVilla(ctx, hooked, 2);

@@ -101,10 +101,9 @@ export function calendarFromRow(propertyId: number, row: unknown, span: DateWind
  * A snapshot's reads in one statement, so in one database snapshot without a transaction around
  * them: the property named by `property` (a query of its id and the integration's external_id,
  * or none), the integration's last sequence (the snapshot's watermark) and the calendar of
- * `span`. Its row goes to snapshotDataOf (null when the property query finds nothing). Five round
- * trips (begin, property, sequence, calendar, commit) became one: the 92-night, 50-unit
- * availability snapshot went from a p50 of 9.8–10.4 ms to 5.3–6.0 ms on PostgreSQL, and
- * PostgreSQL's CPU per read from 4.4 to 2.0–2.15 ms (docs/performance.md, second round).
+ * `span`. Its row goes to snapshotDataOf (null when the property query finds nothing). One
+ * statement instead of five round trips (begin, property, sequence, calendar, commit): the 92-night,
+ * 50-unit availability snapshot's p50 is 5.3–6.0 ms on PostgreSQL against 9.8–10.4 ms.
  *
  * Availability reads the holds as versioned per unit: `known` gives the units and hold versions
  * whose nights the caller already has (knownHoldsOf), which are not read again.

@@ -40,6 +40,11 @@ max_client_conn = 2000
 default_pool_size = 40
 max_db_connections = 80
 server_reset_query =
+; a lost PostgreSQL is retried within a second, and a client waits at most 5 s for a server
+; connection, so the service answers 503 DATABASE_UNAVAILABLE within its own time limits
+server_login_retry = 1
+server_connect_timeout = 3
+query_wait_timeout = 5
 pidfile = $dir/pgbouncer.pid
 logfile = $dir/pgbouncer.log
 INI

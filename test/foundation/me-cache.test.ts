@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
+import { createTestContext, databaseUrl, poolMode, type TestContext } from '../helpers/context.js';
 import { createOk } from '../properties/fixtures.js';
 
 let ctx: TestContext;
@@ -11,7 +11,7 @@ let other: Database;
 beforeAll(async () => {
   ctx = await createTestContext();
   const shared = (globalThis as unknown as { __pglite?: Promise<PGlite> }).__pglite;
-  other = await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, pglite: databaseUrl ? undefined : await shared });
+  other = await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, pglite: databaseUrl ? undefined : await shared, poolMode });
 });
 afterAll(async () => {
   await other.close();

@@ -24,11 +24,26 @@ export const transactionPooled = databaseUrl !== null && process.env.DATABASE_PO
  */
 export const sessionUrl = transactionPooled ? (process.env.DATABASE_DIRECT_URL ?? null) : databaseUrl;
 
+/** The pool mode of the run, for database handles the tests open themselves. */
+export const poolMode = transactionPooled ? ('transaction' as const) : ('session' as const);
+
+/**
+ * The pool settings of the run for a service on `url` (a database of the run's PostgreSQL): the
+ * pool mode, and DATABASE_DIRECT_URL naming the same database.
+ */
+export function poolEnv(url: string): Record<string, string> {
+  if (!url.startsWith('postgres')) return {};
+  const env: Record<string, string> = transactionPooled ? { DATABASE_POOL_MODE: 'transaction' } : {};
+  if (process.env.DATABASE_DIRECT_URL) {
+    const direct = new URL(process.env.DATABASE_DIRECT_URL);
+    direct.pathname = new URL(url).pathname;
+    env.DATABASE_DIRECT_URL = direct.toString();
+  }
+  return env;
+}
+
 /** The pool settings of the run, for configurations the tests build themselves. */
-export const poolSettings: Record<string, string> = {
-  ...(transactionPooled ? { DATABASE_POOL_MODE: 'transaction' } : {}),
-  ...(databaseUrl && process.env.DATABASE_DIRECT_URL ? { DATABASE_DIRECT_URL: process.env.DATABASE_DIRECT_URL } : {}),
-};
+export const poolSettings: Record<string, string> = databaseUrl ? poolEnv(databaseUrl) : {};
 
 const shared = globalThis as unknown as { __pglite?: Promise<PGlite> };
 

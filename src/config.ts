@@ -10,9 +10,9 @@ export interface Config {
   host: string;
   /** `postgres://…`, `memory:` or null (embedded PGlite in dataDir). */
   databaseUrl: string | null;
-  /** `transaction`: DATABASE_URL is a transaction-mode pooler, so nothing may rely on a session there. */
+  /** `session` (PostgreSQL or a session-mode pooler) or `transaction` (PgBouncer pool_mode = transaction) (DATABASE_POOL_MODE). */
   databasePoolMode: 'session' | 'transaction';
-  /** A connection that is not transaction-pooled, for LISTEN (DATABASE_DIRECT_URL). */
+  /** A connection that is not transaction-pooled, for what needs a session (LISTEN), or null (DATABASE_DIRECT_URL). */
   databaseDirectUrl: string | null;
   dataDir: string;
   staffToken: string | null;
@@ -104,18 +104,19 @@ function databaseUrlSetting(env: NodeJS.ProcessEnv): string | null {
   return raw;
 }
 
-function poolModeSetting(env: NodeJS.ProcessEnv): Config['databasePoolMode'] {
+function databasePoolModeSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): Config['databasePoolMode'] {
   const raw = (env.DATABASE_POOL_MODE ?? '').trim().toLowerCase();
-  if (raw === '') return 'session';
-  if (raw === 'session' || raw === 'transaction') return raw;
-  throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${env.DATABASE_POOL_MODE}"`);
+  if (raw === '' || raw === 'session') return 'session';
+  if (raw !== 'transaction') throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${env.DATABASE_POOL_MODE}"`);
+  if (!databaseUrl?.startsWith('postgres')) throw new ConfigError('DATABASE_POOL_MODE=transaction needs DATABASE_URL=postgres://… (a transaction-mode pooler in front of PostgreSQL)');
+  return 'transaction';
 }
 
-function directUrlSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): string | null {
+function databaseDirectUrlSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): string | null {
   const raw = env.DATABASE_DIRECT_URL?.trim() || null;
   if (!raw) return null;
-  if (!isPostgresUrl(raw)) throw new ConfigError('DATABASE_DIRECT_URL must be postgres://user@host:port/database (or postgresql://…)');
-  if (!databaseUrl?.startsWith('postgres')) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL=postgres://… (the embedded database has no second connection)');
+  if (!isPostgresUrl(raw)) throw new ConfigError('DATABASE_DIRECT_URL must be postgres://user@host:port/database (PostgreSQL itself, not a transaction pooler)');
+  if (!databaseUrl?.startsWith('postgres')) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL=postgres://… as well');
   return raw;
 }
 
@@ -166,8 +167,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (workers > 1 && !databaseUrl?.startsWith('postgres')) {
     throw new ConfigError('WORKERS above 1 needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database lives in one process');
   }
-  const databasePoolMode = poolModeSetting(env);
-  const databaseDirectUrl = directUrlSetting(env, databaseUrl);
+  const databasePoolMode = databasePoolModeSetting(env, databaseUrl);
+  const databaseDirectUrl = databaseDirectUrlSetting(env, databaseUrl);
   const workLeaseMs = intSetting(env, 'WORK_LEASE_MS', 30_000, 200, 600_000);
   const workLeaseRenewMs = intSetting(env, 'WORK_LEASE_RENEW_MS', Math.min(10_000, Math.floor(workLeaseMs / 3)), 50, 600_000);
   // a renewal must land well before the lease runs out, even when one renewal is slow

@@ -36,7 +36,7 @@ export interface Deps {
  * app built on the same Deps shares them; another runtime (a test's second "process") has its own.
  */
 export interface RuntimeState {
-  /** Counters of the writes made through `db`. */
+  /** Versions of the tables GET /me reads, moved by their writers after each commit. */
   changes: TableChanges;
   /** API keys verified a moment ago. */
   authCache: AuthCache;

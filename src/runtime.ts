@@ -127,7 +127,7 @@ export async function createRuntime(
   // the directory first (nobody else may enter it); its files once the database has opened them
   if (embeddedOnDisk) await secureDataDir(config.dataDir, { files: false });
   const key = await resolveSecretsKey(config);
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: logger, ...databaseOptions });
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: logger, poolMode: config.databasePoolMode, ...databaseOptions });
   const migrations = await migrate(database.db, databaseOptions.schema);
   if (embeddedOnDisk) await keepDataDirPrivate(config.dataDir, database, logger);
   const clock = createClock(config.testClock ? await loadClockOffset(database.db) : 0);

@@ -106,6 +106,13 @@ export async function startService(env: Record<string, string>, options: Service
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-bench-'));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  // BENCH_POOLER_PORT: the service reaches its database through a transaction-mode pooler on that port.
+  const pooler = process.env.BENCH_POOLER_PORT;
+  if (pooler && env.DATABASE_URL?.startsWith('postgres')) {
+    const through = new URL(env.DATABASE_URL);
+    through.port = pooler;
+    env = { ...env, DATABASE_URL: through.toString(), DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: env.DATABASE_URL };
+  }
   const child = spawn(process.execPath, [...(options.execArgv ?? []), path.join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
     env: {

@@ -3,12 +3,11 @@ import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, sql, type Dialect } from 'kysely';
+import { Kysely, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
-import { PreparingClient } from './prepared.js';
-import { PgDialect } from './pg-dialect.js';
-import { TableChanges, watchChanges } from './changes.js';
+import { PgDialect, type PoolMode } from './pg-dialect.js';
+import { TableChanges } from './changes.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -17,7 +16,7 @@ export type Engine = 'postgres' | 'pglite';
 export interface Database {
   db: Kysely<DB>;
   engine: Engine;
-  /** Counters of the writes made through `db` (what a cache compares to see a write). */
+  /** The versions of tables that this process's caches read, moved by their writers (see changes.ts). */
   changes: TableChanges;
   /** PostgreSQL: the connection pool's counts now (/metrics). */
   poolStats?: () => PoolStats;
@@ -54,6 +53,8 @@ export interface DatabaseOptions {
   log?: { warn(obj: object, msg: string): void };
   /** PostgreSQL application_name of the pool's connections (operators find the service by it). */
   applicationName?: string;
+  /** PostgreSQL: `session` (the default) or `transaction` behind a transaction-mode pooler (see pg-dialect.ts). */
+  poolMode?: PoolMode;
 }
 
 /**
@@ -93,41 +94,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
- * The embedded engine keeps as little WAL as PostgreSQL allows (two 16 MB segments), with the
- * maintenance loop checkpointing after every 16 MB of WAL (CHECKPOINT_WAL in maintenance.ts). With the defaults
- * (min_wal_size 80 MB, max_wal_size 1 GB) pg_wal filled up to 64 MB in the soak, one segment at a
- * time: DATA_DIR grew in 16 MB steps during the first minutes while its data files grew as
- * PostgreSQL's did (38 → 49 → 59 → 71 MiB by minute). Measured with a write loop: pg_wal stays at
- * 32 MiB (48 with max_wal_size alone, 64 with neither); checkpoints twice as often write about
- * 17 % more WAL (each page's first change after a checkpoint is logged whole) and took 6 ms each.
- * In the 5-minute soak pg_wal then stayed at 32 MiB from minute 1, and DATA_DIR grew 10.6 MiB a
- * minute after it against PostgreSQL's 10.9 (before: 18.7, pg_wal 16 → 32 → 48 → 48 → 64 → 64).
- * A single-user backend never checkpoints for WAL volume by itself, so max_wal_size only bounds
- * what a checkpoint keeps for recycling: after a 200 MB insert and a checkpoint, 13 segments
- * (208 MB) stayed in pg_wal with the defaults, 2 with these settings.
- *
- * shared_buffers is 32 MB instead of PostgreSQL's 128 MB: PostgreSQL zeroes its buffer pool as it
- * starts, so the WebAssembly linear memory was 189 MiB before a single table was read, 128 MiB (the
- * module's floor) with 32 MB. Pages past the pool are read from DATA_DIR's files through the
- * operating system's cache. Measured on the bench (BENCH_ONLY=pglite, two runs each way, the
- * database created apart in both, see createClusterApart): a fresh process after reading every
- * table 332–351 → 228–254 MiB RSS, the service after GET /me, snapshots and booking creates
- * 412–468 → 319–323 MiB; creates (247–248 → 249–254 a second), snapshots and GET /me within the
- * noise; 16 MB saved about 10 MiB more (300 and 318 MiB). In the 5-minute soak (a 114 MiB
- * DATA_DIR at its end) the service ended at 345 MiB (517–543 in earlier runs), its DATA_DIR grew
- * 0.99× as fast as PostgreSQL's database as before, and its worst 15 s p99 after minute 1 was
- * 145 ms (105 ms in run Y; one window over 62 ms).
- *
- * default_statistics_target is 10 instead of 100. The maintenance loop's ANALYZE samples 300 rows
- * per unit of the target and holds the engine's only connection while it runs; with requests'
- * statements queued between its steps, a round of ANALYZEs delays a request by about the whole
- * round. In the soak, the round at 210 s (events, delivery_attempts, bookings and four small
- * tables) took 185 ms and made the worst 15 s window (p99 141–155 ms in three runs); on that
- * database ANALYZE took 100 → 21 ms on events (36 MiB), 50 → 8 on
- * delivery_attempts, 58 → 22 on bookings. With it the same round took 75 ms and the soak's worst
- * window after minute 1 was 52 ms. The plans here rest on ids, sequences and a handful of event
- * kinds, which ten entries per column describe; the PGlite bench (creates, snapshots, GET /me,
- * alternating runs) did not move beyond its noise.
+ * The embedded engine's settings, each measured on the soak and the PGlite bench:
+ * - min/max_wal_size 32 MB: pg_wal stays at two 16 MB segments (the defaults let it grow to 64 MB,
+ *   and a single-user backend never checkpoints for WAL volume by itself: the maintenance loop
+ *   checkpoints every 16 MB, CHECKPOINT_WAL in maintenance.ts).
+ * - shared_buffers 32 MB: PostgreSQL zeroes its buffer pool at start, so 128 MB cost about 60 MiB
+ *   more WebAssembly memory (189 against 128 MiB) with creates, snapshots and GET /me unchanged.
+ * - default_statistics_target 10: the maintenance ANALYZE holds the engine's only connection, and
+ *   at 100 a round of it delayed requests by up to 185 ms (75 ms at 10); the plans rest on ids,
+ *   sequences and a few event kinds, which ten entries per column describe.
  */
 const PGLITE_SETTINGS = ['min_wal_size=32MB', 'max_wal_size=32MB', 'shared_buffers=32MB', 'default_statistics_target=10'];
 
@@ -146,13 +121,8 @@ export async function openPGlite(dataDir: string | null): Promise<PGlite> {
 
 /**
  * A new DATA_DIR's database is created (initdb) in a short-lived child process, and this process
- * then opens it as on any later start. PGlite runs initdb in a second engine instance of its own,
- * whose WebAssembly memories (about 430 MiB outside the JS heap) stay in the process until V8's
- * next full collection, which under load came anywhere from seconds to minutes later: the same
- * service measured 460 to 820 MiB RSS after the same bench runs, depending on when it came. Made
- * apart, a first start opens as a restart does (about 200 MiB outside the JS heap); the first
- * start answers /healthz after 4.6–4.9 s instead of 3.7–4.2 s (the second open), later starts
- * are unchanged.
+ * then opens it as on any later start: PGlite's initdb runs in a second engine instance whose
+ * WebAssembly memory (about 430 MiB) would otherwise stay until V8's next full collection.
  */
 async function createClusterApart(dir: string): Promise<void> {
   if (await fs.stat(path.join(dir, 'PG_VERSION')).then(() => true, () => false)) return;
@@ -182,26 +152,26 @@ export function describeDatabaseUrl(url: string): string {
   }
 }
 
-/** A Kysely whose writes move its TableChanges. */
-function watched(dialect: Dialect): { db: Kysely<DB>; changes: TableChanges } {
-  const changes = new TableChanges();
-  return { db: new Kysely<DB>({ dialect: watchChanges(dialect, changes) }), changes };
+function withChanges(dialect: Dialect): { db: Kysely<DB>; changes: TableChanges } {
+  return { db: new Kysely<DB>({ dialect }), changes: new TableChanges() };
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const searchPath = options.schema ? `"${options.schema}", public` : null;
   if (options.url?.startsWith('postgres')) {
+    const mode = options.poolMode ?? 'session';
+    // Session mode sets the session once, at connect; a transaction pooler refuses startup
+    // options, so there each transaction sets its own (PgDialect's BEGIN).
     const settings = [`-c statement_timeout=${STATEMENT_TIMEOUT_MS}`];
     if (searchPath) settings.push(`-c search_path=${searchPath.replace(/\s/g, '')}`);
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
-      Client: PreparingClient,
       application_name: options.applicationName ?? 'doorloom',
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       query_timeout: QUERY_TIMEOUT_MS,
       keepAlive: true,
-      options: settings.join(' '),
+      ...(mode === 'session' ? { options: settings.join(' ') } : {}),
       types: {
         getTypeParser: ((oid: number, format?: string) =>
           textParsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
@@ -225,7 +195,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         options.log?.warn({ err: error }, 'database connection lost while in use');
       });
     });
-    const { db, changes } = watched(new PgDialect(pool));
+    const { db, changes } = withChanges(new PgDialect({ pool, mode, statementTimeoutMs: STATEMENT_TIMEOUT_MS, searchPath }));
     if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return { db, engine: 'postgres', changes, poolStats, close: () => db.destroy() };
@@ -233,7 +203,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const shared = options.pglite;
   const pglite = shared ?? (await openPGlite(options.url === 'memory:' ? null : options.dataDir));
   if (options.schema) await pglite.exec(`create schema if not exists "${options.schema}"`);
-  const { db, changes } = watched(new PGliteDialect(pglite, searchPath ?? undefined));
+  const { db, changes } = withChanges(new PGliteDialect(pglite, searchPath ?? undefined));
   return {
     db,
     engine: 'pglite',
@@ -246,27 +216,41 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * Applies pending migrations and answers their names; throws with the failing migration's name
- * (the original error as its cause). `schema` keeps the migration bookkeeping beside the tables
- * when a schema other than public is in use.
+ * Applies pending migrations in name order and answers their names; throws with the failing
+ * migration's name (the original error as its cause). All of them run in one transaction that
+ * first takes a transaction-scoped advisory lock, so two processes starting together migrate once
+ * (the second waits, then finds nothing left) and the lock never outlives its transaction, as a
+ * transaction pooler requires (Kysely's Migrator takes a session lock). Names applied by a newer
+ * release are left alone, so the previous release keeps starting during a rolling upgrade. The
+ * bookkeeping table is Kysely's own `kysely_migration`, beside the tables when `schema` is given.
  */
 export async function migrate(db: Kysely<DB>, schema?: string): Promise<string[]> {
-  // Restarts find nothing to do: one read says so, instead of the migrator's introspection and lock.
-  const applied = await sql<{ name: string }>`select name from ${sql.table(schema ? `${schema}.kysely_migration` : 'kysely_migration')}`
+  const table = sql.table(schema ? `${schema}.kysely_migration` : 'kysely_migration');
+  // Restarts find nothing to do: one read says so, without the lock.
+  const applied = await sql<{ name: string }>`select name from ${table}`
     .execute(db)
     .then((r) => new Set(r.rows.map((row) => row.name)))
     .catch(() => null);
-  if (applied && Object.keys(migrations).every((name) => applied.has(name))) return [];
-  const migrator = new Migrator({
-    db,
-    migrationTableSchema: schema,
-    provider: { getMigrations: async () => migrations },
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error) {
+  const names = Object.keys(migrations).sort();
+  if (applied && names.every((name) => applied.has(name))) return [];
+  let current = '';
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`doorloom migrations ${schema ?? 'public'}`}))`.execute(trx);
+      await sql`create table if not exists ${table} (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(trx);
+      const done = new Set((await sql<{ name: string }>`select name from ${table}`.execute(trx)).rows.map((r) => r.name));
+      const ran: string[] = [];
+      for (const name of names) {
+        if (done.has(name)) continue;
+        current = name;
+        await migrations[name].up(trx);
+        await sql`insert into ${table} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
+        ran.push(name);
+      }
+      return ran;
+    });
+  } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    throw new Error(failed ? `migration ${failed.migrationName} failed: ${cause}` : `migrations could not run: ${cause}`, { cause: error });
+    throw new Error(current ? `migration ${current} failed: ${cause}` : `migrations could not run: ${cause}`, { cause: error });
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -11,24 +12,34 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
-import type { PreparingClient } from './prepared.js';
 
 /**
- * Kysely over a pool of PreparingClients: Kysely's own PostgreSQL driver, plus `executePipeline`,
- * which hands several statements to the client at once so that they make one round trip
- * (PreparingClient.frame). Kysely's connection keeps its client private, hence a driver of our own.
+ * How statements reach PostgreSQL: `session` when each pooled connection is a server session of
+ * its own (PostgreSQL itself or a session-mode pooler), `transaction` when a pooler such as
+ * PgBouncer with `pool_mode = transaction` may hand every transaction to a different session.
  */
+export type PoolMode = 'session' | 'transaction';
 
-/** A connection that can run several statements in one round trip. */
-export interface PipelineConnection extends DatabaseConnection {
-  /**
-   * Runs `queries` in order in one round trip and answers their results; with `commit`, the open
-   * transaction commits in the same round trip (nothing else may run in it afterwards).
-   */
-  executePipeline(queries: readonly CompiledQuery[], options: { commit: boolean }): Promise<QueryResult<unknown>[]>;
+export interface PgDialectOptions {
+  pool: pg.Pool;
+  mode: PoolMode;
+  /** Sent as `SET LOCAL statement_timeout` with each transaction's `BEGIN` in transaction mode. */
+  statementTimeoutMs: number;
+  /** Transaction mode: the search path set with each transaction (tests use a schema per file); null for the role's own. */
+  searchPath: string | null;
 }
 
-type Client = PreparingClient & pg.PoolClient;
+/**
+ * Each connection keeps at most this many named statements: texts that vary (lists of varying
+ * length) would otherwise grow every session's plan cache without bound.
+ */
+const MAX_NAMED = 500;
+const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
+
+const nameOf = (text: string) => `k${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+
+/** PostgreSQL's answer when a named statement's plan no longer fits its tables (a migration altered them). */
+const isStalePlan = (error: unknown) => (error as { code?: string } | null)?.code === '0A000';
 
 function resultOf<R>(result: pg.QueryResult): QueryResult<R> {
   const { command, rowCount, rows } = result;
@@ -36,63 +47,149 @@ function resultOf<R>(result: pg.QueryResult): QueryResult<R> {
   return { numAffectedRows: writes ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
 }
 
-class PgConnection implements PipelineConnection {
-  constructor(readonly client: Client) {}
+/**
+ * One pooled pg client as Kysely's connection. In session mode parameterised data statements run
+ * as named prepared statements (pg's public `{ name, text, values }`), so each session parses and
+ * plans them once; in transaction mode every statement is unnamed, as a pooler that moves
+ * transactions between sessions requires.
+ */
+class PgConnection implements DatabaseConnection {
+  /** Statement names this session has prepared, and those retired after a stale plan. */
+  private readonly named = new Set<string>();
+  private readonly retired = new Set<string>();
+  inTransaction = false;
+  /** Set when the session's state is unknown (cut, or a reply never came): the pool discards it. */
+  broken = false;
+
+  constructor(
+    readonly client: pg.PoolClient,
+    private readonly options: PgDialectOptions,
+  ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return resultOf<R>(await this.client.query(query.sql, [...query.parameters]));
+    try {
+      return resultOf<R>(await this.run(query.sql, [...query.parameters]));
+    } catch (error) {
+      if (isConnectionLost(error)) this.broken = true;
+      throw error;
+    }
   }
 
-  async executePipeline(queries: readonly CompiledQuery[], options: { commit: boolean }): Promise<QueryResult<unknown>[]> {
-    const results = await this.client.frame(
-      queries.map((q) => ({ text: q.sql, values: [...q.parameters] })),
-      options,
-    );
-    return results.map((r) => resultOf(r));
+  private async run(text: string, values: unknown[]): Promise<pg.QueryResult> {
+    const name = this.nameFor(text, values);
+    if (name) {
+      try {
+        return await this.client.query({ name, text, values });
+      } catch (error) {
+        if (!isStalePlan(error)) throw error;
+        // The name keeps its old plan on this session: from now on the text runs unnamed here.
+        this.retired.add(name);
+        // Inside a transaction the error has aborted it; the caller's retry runs it afresh.
+        if (this.inTransaction) throw error;
+        return this.client.query(text, values);
+      }
+    }
+    if (this.options.mode === 'transaction' && this.options.searchPath && !this.inTransaction) {
+      // A statement outside a transaction gets its search path from a transaction of its own.
+      await this.client.query(`begin; set local search_path to ${this.options.searchPath}`);
+      try {
+        const result = await this.client.query(text, values);
+        await this.client.query('commit');
+        return result;
+      } catch (error) {
+        await this.client.query('rollback').catch(() => {});
+        throw error;
+      }
+    }
+    return this.client.query(text, values);
   }
 
-  // eslint-disable-next-line require-yield
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  private nameFor(text: string, values: unknown[]): string | undefined {
+    if (this.options.mode !== 'session' || values.length === 0 || !DATA_STATEMENT.test(text)) return undefined;
+    const name = nameOf(text);
+    if (this.retired.has(name) || (!this.named.has(name) && this.named.size >= MAX_NAMED)) return undefined;
+    this.named.add(name);
+    return name;
+  }
+
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used by this service');
   }
 }
 
+// pg's words for a session that is gone or whose reply never came (its state is then unknown).
+const LOST = /connection terminated|query read timeout|not queryable|connection error|client was closed/i;
+const LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', '57P01', '57P02', '57P03']);
+
+function isConnectionLost(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return (typeof e?.code === 'string' && LOST_CODES.has(e.code)) || (typeof e?.message === 'string' && LOST.test(e.message));
+}
+
 class PgDriver implements Driver {
-  private readonly connections = new WeakMap<Client, PgConnection>();
+  private readonly connections = new WeakMap<pg.PoolClient, PgConnection>();
   private pool: pg.Pool | null;
 
-  constructor(pool: pg.Pool) {
-    this.pool = pool;
+  constructor(private readonly options: PgDialectOptions) {
+    this.pool = options.pool;
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     if (!this.pool) throw new Error('driver has already been destroyed');
-    const client = (await this.pool.connect()) as Client;
+    const client = await this.pool.connect();
     let connection = this.connections.get(client);
-    if (!connection) this.connections.set(client, (connection = new PgConnection(client)));
+    if (!connection) this.connections.set(client, (connection = new PgConnection(client, this.options)));
     return connection;
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
     const mode = settings.accessMode ? ` ${settings.accessMode}` : '';
-    await connection.executeQuery(CompiledQuery.raw(level || mode ? `start transaction${level}${mode}` : 'begin'));
+    let text = level || mode ? `start transaction${level}${mode}` : 'begin';
+    if (this.options.mode === 'transaction') {
+      // Session settings do not survive a transaction pooler: they go with each BEGIN, in one
+      // simple-query round trip.
+      text += `; set local statement_timeout = ${Math.trunc(this.options.statementTimeoutMs)}`;
+      if (this.options.searchPath) text += `; set local search_path to ${this.options.searchPath}`;
+    }
+    const c = connection as PgConnection;
+    c.inTransaction = true;
+    try {
+      await c.executeQuery(CompiledQuery.raw(text));
+    } catch (error) {
+      c.inTransaction = false;
+      throw error;
+    }
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+    try {
+      await connection.executeQuery(CompiledQuery.raw('commit'));
+    } finally {
+      (connection as PgConnection).inTransaction = false;
+    }
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    // A lost session has nothing to roll back, and a busy one would answer only after its statement.
+    if ((connection as PgConnection).broken) return;
+    try {
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    } finally {
+      (connection as PgConnection).inTransaction = false;
+    }
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    const { client } = connection as PgConnection;
-    client.resetTransaction();
-    client.release();
+    const c = connection as PgConnection;
+    c.inTransaction = false;
+    if (c.broken) {
+      this.connections.delete(c.client);
+      // pg-pool's public way to discard a client instead of reusing it.
+      c.client.release(true);
+    } else c.client.release();
   }
 
   async destroy(): Promise<void> {
@@ -102,15 +199,16 @@ class PgDriver implements Driver {
   }
 }
 
+/** Kysely's PostgreSQL dialect over a pg pool, with the pool mode's rules (see PgConnection). */
 export class PgDialect implements Dialect {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly options: PgDialectOptions) {}
 
   createAdapter() {
     return new PostgresAdapter();
   }
 
   createDriver(): Driver {
-    return new PgDriver(this.pool);
+    return new PgDriver(this.options);
   }
 
   createQueryCompiler() {

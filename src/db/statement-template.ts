@@ -4,9 +4,8 @@ import type { DB } from './schema.js';
 /**
  * A statement built with Kysely once per shape, then sent again with new values: its SQL text in
  * pieces and, per parameter, the value's name or a constant of the statement. Building and
- * compiling a statement of nested Kysely queries is spread-thin work redone on every call (the
- * query nodes, each frozen, then a visit of all of them); what is left per call is one flat node
- * of the pieces and the values. Measured in-process (docs/performance.md, thirteenth round).
+ * compiling nested Kysely queries is work redone on every call; what is left per call is one flat
+ * node of the pieces and the values.
  *
  * `build` gets placeholders in place of the values and must not branch on them, nor compute with
  * them (a placeholder refuses to become a string or a number): everything that changes the

@@ -207,8 +207,8 @@ const storedWithChange = new WeakMap<FastifyRequest, { status: number; body: str
 
 /**
  * The statement that stores `request`'s answer, for the transaction that makes the request's change
- * to run just before it commits (a booking create sends it with its commit, in the same round trip):
- * the record is then completed by the same commit as the change, and onSend stores nothing when
+ * to run as its last write (a booking create does): the record is then completed by the same
+ * commit as the change, and onSend stores nothing when
  * the answer it sends is this one. If the transaction fails, onSend stores what is answered instead.
  * Null when the request holds no claim.
  */

@@ -1,6 +1,6 @@
 import type { TestContext, TestIntegration } from '../helpers/context.js';
 import { sql } from 'kysely';
-import { touchCalendarQuery, touchUnitHoldsQuery } from '../../src/modules/calendar/calendar.sql.js';
+import { lockProperty, touchCalendar, touchUnitHoldsQuery } from '../../src/modules/calendar/calendar.sql.js';
 
 export { eventsOf, today } from '../helpers/fixtures.js';
 import { addDays, dayOfWeek } from '../../src/lib/time.js';
@@ -77,8 +77,10 @@ export async function alias(ctx: TestContext, integration: TestIntegration, unit
 /** What the service's writers of availability's inputs do (touchCalendar), for a fixture that writes them directly. */
 export async function touchUnitCalendar(ctx: TestContext, unitId: number): Promise<void> {
   const unit = await ctx.deps.db.selectFrom('units').select('property_id').where('id', '=', unitId).executeTakeFirstOrThrow();
-  await touchCalendarQuery(ctx.deps.db, unit.property_id).execute(ctx.deps.db);
-  await touchUnitHoldsQuery(sql`select ${unitId}::int as unit_id`).execute(ctx.deps.db);
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    await touchCalendar(trx, (await lockProperty(trx, unit.property_id))!);
+    await touchUnitHoldsQuery(sql`select ${unitId}::int as unit_id`).execute(trx);
+  });
 }
 
 /** A bare booking row of a property (the holds tests need real booking ids for unit_nights). */

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/lib/time.js';
+import { notFound } from '../../src/http/errors.js';
 import {
   availabilityForStay,
   isHoldConflict,
+  lockProperty,
   releaseStay,
   reserveStay,
   type ReserveRequest,
@@ -27,15 +29,17 @@ const stay = (p: FixtureProperty, checkIn: string, checkOut: string, options: St
 
 /** reserveStay for an existing bare booking row: the writer only touches it. */
 const reserve = (p: FixtureProperty, bookingId: number, units: Array<number | null>, checkIn: string, checkOut: string, extra: Partial<ReserveRequest> = {}) =>
-  ctx.deps.db.transaction().execute((trx) =>
-    reserveStay(trx, { propertyId: p.id, checkIn, checkOut, channel: 'direct', integrationId: null, units, ...extra }, (unitIds) =>
+  ctx.deps.db.transaction().execute(async (trx) => {
+    const lock = await lockProperty(trx, p.id);
+    if (!lock) throw notFound('No such property.');
+    return reserveStay(trx, lock, { checkIn, checkOut, channel: 'direct', integrationId: null, units, ...extra }, (unitIds) =>
       trx
         .updateTable('bookings')
         .set({ units: JSON.stringify(unitIds.map((unit_id) => ({ unit_id, adults: 1, children: 0, meal_plan: 'EP' }))) })
         .where('id', '=', bookingId)
         .returningAll(),
-    ),
-  );
+    );
+  });
 const heldBy = (bookingId: number) =>
   ctx.deps.db.selectFrom('unit_nights').select(['unit_id', 'night']).where('booking_id', '=', bookingId).orderBy('night').orderBy('unit_id').execute();
 const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { code?: string }) => e.code ?? String(e));
@@ -63,7 +67,7 @@ describe('holds storage', () => {
     await reserve(p, b1, [u], addDays(day0, 2), addDays(day0, 4), { bookingId: b1 });
     expect((await heldBy(b1)).map((r) => r.night)).toEqual([addDays(day0, 2), addDays(day0, 3)]);
 
-    await ctx.deps.db.transaction().execute((trx) => releaseStay(trx, p.id, b1));
+    await ctx.deps.db.transaction().execute(async (trx) => releaseStay(trx, (await lockProperty(trx, p.id))!, b1));
     expect(await heldBy(b1)).toEqual([]);
     expect((await heldBy(b3)).length).toBe(2);
   });

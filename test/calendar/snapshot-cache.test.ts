@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { CALENDAR_SIGNAL, SnapshotCache } from '../../src/modules/calendar/calendar.snapshot-cache.js';
 import { keepSnapshotsFresh } from '../../src/modules/calendar/calendar.snapshot-refresh.js';
 import { createRuntimeState } from '../../src/runtime.js';
-import { createTestContext, databaseUrl, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { createTestContext, sessionUrl, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { startProcess } from '../../src/background.js';
 import { bookingBody, createVilla, day, newKey, type Villa } from '../bookings/fixtures.js';
 
@@ -328,7 +328,8 @@ describe('availability snapshots rebuilt after a write of this process', () => {
   });
 });
 
-describe.skipIf(!databaseUrl)('availability snapshots rebuilt after another process\'s write (PostgreSQL)', () => {
+// LISTEN needs a session: behind a transaction pooler only with DATABASE_DIRECT_URL.
+describe.skipIf(!sessionUrl)('availability snapshots rebuilt after another process\'s write (PostgreSQL)', () => {
   // This process listens as the service does (server.ts); the other process writes through an
   // integration with a webhook, so its commits notify: the calendar's notification rides on them.
   let listener: { stop(): Promise<void> };

@@ -129,14 +129,14 @@ describe('event log', () => {
     }
   });
 
-  describe('appends left for the commit (last: true)', () => {
+  describe('appends in a unit of work', () => {
     const recordLast = (propertyId: number, drafts: EventDraft[], before?: (trx: Kysely<DB>) => Promise<void>) =>
       withEvents(ctx.deps, async (trx) => {
         await before?.(trx);
-        return appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: null, build: () => drafts, last: true });
+        return appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: null, build: () => drafts });
       });
 
-    it('writes the events with the commit, and the result is complete when withEvents returns', async () => {
+    it('writes the events in the transaction, and wakes delivery once it has committed', async () => {
       const a = await ctx.createIntegration({ webhook: { url: 'https://a.example.com/h', event_types: ['booking.changed'] } });
       const b = await ctx.createIntegration({ brandId: a.brandId });
       const propertyId = await makeProperty(a.brandId);
@@ -164,7 +164,7 @@ describe('event log', () => {
       expect((await eventsOf(b.id)).map((e) => e.sequence)).toEqual([1, 2]);
     });
 
-    it('records nothing, and wakes nothing, for an integration disabled before the commit', async () => {
+    it('records nothing, and wakes nothing, for an integration disabled before its events are written', async () => {
       const a = await ctx.createIntegration({ webhook: { url: 'https://a.example.com/h' } });
       const propertyId = await makeProperty(a.brandId);
       await cover(a, propertyId);
@@ -182,7 +182,6 @@ describe('event log', () => {
               await trx.updateTable('integrations').set({ status: 'disabled' }).where('id', '=', a.id).execute();
               return [{ type: 'property.changed', data: {} }];
             },
-            last: true,
           });
           return appended;
         });
@@ -195,7 +194,7 @@ describe('event log', () => {
       expect(await eventsOf(a.id)).toEqual([]);
     });
 
-    it('an error in a write left for the commit rolls the whole unit back', async () => {
+    it('an error in an event write rolls the whole unit back', async () => {
       const a = await ctx.createIntegration();
       const propertyId = await makeProperty(a.brandId);
       await cover(a, propertyId);

@@ -15,6 +15,36 @@ export const STAFF_TOKEN = 'dls_TestStaffToken00000000000000000000000000';
 /** The engine under test: PostgreSQL when DATABASE_URL is set, in-memory PGlite otherwise. */
 export const databaseUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
 
+/** True when DATABASE_URL is a transaction-mode pooler (DATABASE_POOL_MODE=transaction): nothing may rely on a session through it. */
+export const transactionPooled = databaseUrl !== null && process.env.DATABASE_POOL_MODE === 'transaction';
+
+/**
+ * Where a test may open a session of its own (LISTEN): DATABASE_DIRECT_URL behind a transaction
+ * pooler, DATABASE_URL otherwise; null when there is none (tests that need one are skipped).
+ */
+export const sessionUrl = transactionPooled ? (process.env.DATABASE_DIRECT_URL ?? null) : databaseUrl;
+
+/** The pool mode of the run, for database handles the tests open themselves. */
+export const poolMode = transactionPooled ? ('transaction' as const) : ('session' as const);
+
+/**
+ * The pool settings of the run for a service on `url` (a database of the run's PostgreSQL): the
+ * pool mode, and DATABASE_DIRECT_URL naming the same database.
+ */
+export function poolEnv(url: string): Record<string, string> {
+  if (!url.startsWith('postgres')) return {};
+  const env: Record<string, string> = transactionPooled ? { DATABASE_POOL_MODE: 'transaction' } : {};
+  if (process.env.DATABASE_DIRECT_URL) {
+    const direct = new URL(process.env.DATABASE_DIRECT_URL);
+    direct.pathname = new URL(url).pathname;
+    env.DATABASE_DIRECT_URL = direct.toString();
+  }
+  return env;
+}
+
+/** The pool settings of the run, for configurations the tests build themselves. */
+export const poolSettings: Record<string, string> = databaseUrl ? poolEnv(databaseUrl) : {};
+
 const shared = globalThis as unknown as { __pglite?: Promise<PGlite> };
 
 /** One PGlite per test worker process: opening one costs seconds, a fresh schema costs milliseconds. */
@@ -68,6 +98,7 @@ async function runtimeBesideOtherRuns(start: () => ReturnType<typeof createRunti
 export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const config: Config = loadConfig({
     DATABASE_URL: databaseUrl ?? 'memory:',
+    ...poolSettings,
     STAFF_TOKEN,
     TEST_CLOCK: '1',
     WEBHOOK_ALLOW_INSECURE: '1',

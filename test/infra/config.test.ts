@@ -23,6 +23,8 @@ describe('configuration errors (real process)', { timeout: 180_000 }, () => {
     ['REQUEST_TIMEOUT_SECONDS zero', { REQUEST_TIMEOUT_SECONDS: '0' }, /REQUEST_TIMEOUT_SECONDS must be an integer from 1/],
     ['WEBHOOK_ALLOW_PRIVATE not a boolean', { WEBHOOK_ALLOW_PRIVATE: 'yes' }, /WEBHOOK_ALLOW_PRIVATE must be one of 1\/0, true\/false, on\/off/],
     ['STAFF_TOKEN_REVOKE_OTHERS without STAFF_TOKEN', { STAFF_TOKEN_REVOKE_OTHERS: '1', STAFF_TOKEN: undefined }, /STAFF_TOKEN_REVOKE_OTHERS needs STAFF_TOKEN/],
+    ['DATABASE_POOL_MODE unknown', { DATABASE_POOL_MODE: 'statement', DATABASE_URL: 'postgres://root@127.0.0.1:1/x' }, /DATABASE_POOL_MODE must be session or transaction, got "statement"/],
+    ['DATABASE_DIRECT_URL of another kind', { DATABASE_DIRECT_URL: 'http://db', DATABASE_URL: 'postgres://root@127.0.0.1:1/x' }, /DATABASE_DIRECT_URL must be postgres:\/\//],
     ['DATA_DIR under a file', { DATA_DIR: '/dev/null/data', DATABASE_URL: undefined }, /DATA_DIR \/dev\/null\/data cannot be used/],
   ];
 
@@ -86,5 +88,29 @@ describe('boolean settings', () => {
       false,
     ]);
     expect(config.requestTimeoutMs).toBe(30_000);
+  });
+});
+
+describe('database pool settings', () => {
+  const pg = 'postgres://root@127.0.0.1:5432/test';
+
+  it('DATABASE_POOL_MODE: session by default, session or transaction when set', () => {
+    expect(loadConfig({ DATABASE_URL: pg })).toMatchObject({ databasePoolMode: 'session', databaseDirectUrl: null });
+    expect(loadConfig({ DATABASE_URL: pg, DATABASE_POOL_MODE: 'session' }).databasePoolMode).toBe('session');
+    expect(loadConfig({ DATABASE_URL: pg, DATABASE_POOL_MODE: 'transaction' }).databasePoolMode).toBe('transaction');
+    expect(loadConfig({ DATABASE_URL: pg, DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: 'postgres://root@127.0.0.1:5433/test' })).toMatchObject({
+      databasePoolMode: 'transaction',
+      databaseDirectUrl: 'postgres://root@127.0.0.1:5433/test',
+    });
+  });
+
+  it.each([
+    [{ DATABASE_URL: pg, DATABASE_POOL_MODE: 'statement' }, /DATABASE_POOL_MODE must be session or transaction/],
+    [{ DATABASE_URL: 'memory:', DATABASE_POOL_MODE: 'transaction' }, /DATABASE_POOL_MODE=transaction needs DATABASE_URL=postgres/],
+    [{ DATABASE_URL: pg, DATABASE_DIRECT_URL: 'not a url' }, /DATABASE_DIRECT_URL must be postgres/],
+    [{ DATABASE_URL: 'memory:', DATABASE_DIRECT_URL: pg }, /DATABASE_DIRECT_URL needs DATABASE_URL=postgres/],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+    expect(() => loadConfig(env)).toThrow(ConfigError);
   });
 });

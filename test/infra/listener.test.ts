@@ -9,7 +9,7 @@ import type { Deps } from '../../src/deps.js';
 import { startProcess } from '../../src/background.js';
 import { Backoff } from '../../src/lib/backoff.js';
 import { createClock } from '../../src/lib/clock.js';
-import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
+import { createTestContext, databaseUrl, poolMode, sessionUrl, type TestContext } from '../helpers/context.js';
 import { freePort } from '../webhooks/process.js';
 import { sleep } from './service.js';
 
@@ -35,10 +35,11 @@ describe('Backoff', () => {
   });
 });
 
-describe.runIf(databaseUrl)('LISTEN connection (PostgreSQL)', () => {
+// LISTEN needs a session: behind a transaction pooler only with DATABASE_DIRECT_URL.
+describe.runIf(sessionUrl)('LISTEN connection (PostgreSQL)', () => {
   let admin: pg.Client;
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: databaseUrl! });
+    admin = new pg.Client({ connectionString: sessionUrl! });
     await admin.connect();
   });
   afterAll(() => admin?.end());
@@ -49,7 +50,7 @@ describe.runIf(databaseUrl)('LISTEN connection (PostgreSQL)', () => {
     const states: ListenerState[] = [];
     const messages: string[] = [];
     const listener = listen({
-      url: databaseUrl!,
+      url: sessionUrl!,
       channels: channel,
       applicationName: appName,
       onMessage: (_c, payload) => messages.push(payload),
@@ -92,7 +93,7 @@ describe.runIf(databaseUrl)('API key cache while its change listener is down (Po
   afterAll(() => ctx.close());
 
   it('another process serves a rotated key not even once: it caches nothing without a listener', async () => {
-    const database: Database = await openDatabase({ url: databaseUrl!, dataDir: '', schema: ctx.schema, poolSize: 2 });
+    const database: Database = await openDatabase({ url: databaseUrl!, dataDir: '', schema: ctx.schema, poolSize: 2, poolMode });
     const deps: Deps = { ...ctx.deps, db: database.db, clock: createClock(ctx.deps.clock.offsetSeconds()), log: pino({ level: 'silent' }), signals: new Signals() };
     const other = await buildApp(deps);
     // a listener that cannot connect: no notification could ever arrive

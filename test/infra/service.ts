@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { poolEnv } from '../helpers/context.js';
 import { baseEnv, freePort } from '../webhooks/process.js';
 
 /**
@@ -25,7 +26,9 @@ export interface Service {
 export async function spawnService(env: Record<string, string | undefined>, options: { umask?: string } = {}): Promise<Service> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const merged: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...baseEnv(port), ...env })) if (v !== undefined) merged[k] = v;
+  // A service on the run's PostgreSQL uses the run's pool settings unless the test sets them.
+  const pool = env.DATABASE_URL ? poolEnv(env.DATABASE_URL) : {};
+  for (const [k, v] of Object.entries({ ...baseEnv(port), ...pool, ...env })) if (v !== undefined) merged[k] = v;
   const args = ['--import', 'tsx', 'src/main.ts'];
   const child = options.umask
     ? spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...args], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -2,8 +2,6 @@ import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/schema.js';
 import { compiler, statementTemplate } from '../../src/db/statement-template.js';
-import { coveredPropertyId, createContextQuery, createContextStatement, createStayStatement } from '../../src/modules/bookings/bookings.sql.js';
-import { stayCalendarQuery } from '../../src/modules/calendar/calendar.holds.js';
 import { snapshotDataStatement, snapshotHeadStatement } from '../../src/modules/calendar/calendar.snapshots.js';
 import { snapshotDataQuery, snapshotHeadQuery } from '../../src/modules/calendar/calendar.sql.js';
 import { eventsInsert, insertEventsQuery, lastSequenceQuery } from '../../src/modules/events/events.sql.js';
@@ -52,22 +50,6 @@ describe('statementTemplate', () => {
   it('refuses a build that computes with a value instead of sending it', () => {
     const t = statementTemplate((v: { day: string }) => sql`select ${v.day + 'T00:00'}::timestamp`);
     expect(() => t('only', { day: '2026-01-01' })).toThrow(/the value "day" was used while building/);
-  });
-});
-
-describe('the booking create statements built once per shape', () => {
-  const refs = [{ external_id: 'P-1' }, { doorloom_id: 42 }, { external_id: 'P-2', doorloom_id: 7 }];
-  it.each(refs)('equal the statements built afresh, reference %o', (ref) => {
-    for (const [integrationId, bookingRef, write] of [
-      [3, 'B-1', { wanted: true, total: 1200.5 }],
-      [9, 'B-2', { wanted: false, total: 0 }],
-    ] as const) {
-      expect(compiled(createContextStatement(integrationId, bookingRef, ref, write))).toEqual(compiled(createContextQuery(integrationId, bookingRef, ref, write)));
-      const nights = { from: '2027-01-0' + integrationId, to: '2027-02-01' };
-      expect(compiled(createStayStatement(integrationId, ref, nights))).toEqual(
-        compiled(stayCalendarQuery(db, coveredPropertyId(integrationId, ref), nights, { integrationId })),
-      );
-    }
   });
 });
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, STAFF_PREFIX } from '../../src/app.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createClock } from '../../src/lib/clock.js';
-import { createTestContext, databaseUrl, failure, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
+import { createTestContext, databaseUrl, failure, poolMode, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
 
 // The staff API's limits as shipped (600 calls and 10 failed authentications a minute per
 // address), not the raised ones the other suites run with.
@@ -121,7 +121,7 @@ describe('staff API rate limits', () => {
 
   it('failures count across instances sharing the database (another process on PostgreSQL)', async () => {
     startOfNextWindow(ctx);
-    const database = databaseUrl ? await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, poolSize: 2 }) : null;
+    const database = databaseUrl ? await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, poolSize: 2, poolMode }) : null;
     // its own clock, set like the first one's, its own counters' view on PostgreSQL
     const app = await buildApp({
       ...ctx.deps,

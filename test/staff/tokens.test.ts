@@ -8,7 +8,7 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 import type { Deps } from '../../src/deps.js';
 import { createClock } from '../../src/lib/clock.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
-import { createTestContext, databaseUrl, failure, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
+import { createTestContext, databaseUrl, failure, poolMode, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
 import { eventually } from '../webhooks/helpers.js';
 
 let ctx: TestContext;
@@ -17,7 +17,7 @@ let second: { app: FastifyInstance; deps: Deps; database: Database | null };
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  const database = databaseUrl ? await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, poolSize: 2 }) : null;
+  const database = databaseUrl ? await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, poolSize: 2, poolMode }) : null;
   const deps: Deps = {
     ...ctx.deps,
     db: database ? database.db : ctx.deps.db,

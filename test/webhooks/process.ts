@@ -8,7 +8,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
 import { createRuntime } from '../../src/runtime.js';
-import { STAFF_TOKEN } from '../helpers/context.js';
+import { poolEnv, STAFF_TOKEN } from '../helpers/context.js';
 
 /**
  * Real server processes for crash and scale-out tests: `src/main.ts` run by Node with tsx's loader
@@ -38,7 +38,7 @@ export async function scratchDatabase(baseUrl: string | null): Promise<ScratchDa
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return {
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: url.toString(), ...poolEnv(url.toString()) },
     async drop() {
       const c = new pg.Client({ connectionString: baseUrl });
       await c.connect();

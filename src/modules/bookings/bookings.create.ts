@@ -1,17 +1,15 @@
 /** Booking creates: the partner's POST /bookings and the host's staff create. */
+import type { RawBuilder } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, refuseUnbookable, reserveStay, reserveStayAtCommit, stayFromRow, stayWindow, type PropertyStatus, type StayAvailability } from '../calendar/calendar.holds.js';
-import { pipeline } from '../../db/pipeline.js';
+import { isHoldConflict, lockProperty, refuseUnbookable, reserveStay, type PropertyLock } from '../calendar/calendar.holds.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
-import { withEvents, type AppendResult, type AppendTarget, type EventTransaction } from '../events/events.log.js';
-import { atCommit } from '../events/events.unit.js';
-import type { RawBuilder } from 'kysely';
-import { bookingInsert, newBookingRow, selectUnitAliasesOf, createContextOf, createContextStatement, createStayStatement, nextBookingId, selectOwnByExternalId, selectPropertyUnits, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { withEvents, type AppendTarget, type EventTransaction } from '../events/events.log.js';
+import { bookingInsert, coveredPropertyId, nextBookingId, selectCreateContext, selectOwnByExternalId, selectPropertyUnits, selectUnitAliasesOf, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -58,49 +56,30 @@ function stayOf(input: CreateBookingInput | HostCreateBookingInput, externalBook
 }
 
 /**
- * The write of a new booking inside the caller's transaction: the calendar's decision and holds
- * (reserveStay, under the property's calendar lock), the booking and its events.
+ * The write of a new booking under the property's lock: the calendar's decision and holds
+ * (reserveStay), the booking as PostgreSQL returns it, and its events.
  */
 async function writeNewBooking(
   deps: Deps,
   trx: EventTransaction,
+  lock: PropertyLock,
   write: {
     actorIntegrationId: number | null;
-    propertyId: number;
-    /** The property's status read under the calendar lock, when the caller took it. */
-    lockedStatus?: PropertyStatus;
-    /** The stay's availability read after the caller took the calendar lock. */
-    lockedStay?: StayAvailability;
     requested: RequestedUnit[];
     input: StayInput;
     ids: ViewIds;
+    /** A host booking without an id of its own is named after its service id (DL-<id>). */
     hostId: boolean;
     targets?: AppendTarget[];
-    /**
-     * The id taken and the total converted by the caller's first statement, so that the row is known
-     * before it is written, and the other covering integrations' unit aliases (selectUnitAliasesOf),
-     * so that the events read nothing: the booking's write then waits for the commit.
-     */
-    newRow?: { id: number; total: number; otherAliases: ReadonlyMap<number, ReadonlyMap<number, string>> };
   },
-): Promise<{ row: BookingRow; appended: AppendResult }> {
-  const { actorIntegrationId, propertyId, input, newRow } = write;
+): Promise<BookingRow> {
+  const { actorIntegrationId, input } = write;
   const now = deps.clock.now();
-  const id = newRow ? newRow.id : write.hostId ? await nextBookingId(trx) : undefined;
-  const request = {
-    propertyId,
-    checkIn: input.checkIn,
-    checkOut: input.checkOut,
-    channel: input.channel,
-    integrationId: actorIntegrationId,
-    units: write.requested.map((r) => r.unitId),
-    lockedStatus: write.lockedStatus,
-    lockedStay: write.lockedStay,
-  };
+  const id = write.hostId ? await nextBookingId(trx) : undefined;
   const values = (units: BookingUnit[]) => ({
     ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
     integration_id: actorIntegrationId,
-    property_id: propertyId,
+    property_id: lock.propertyId,
     status: input.status,
     check_in: input.checkIn,
     check_out: input.checkOut,
@@ -119,30 +98,29 @@ async function writeNewBooking(
     created_at: now,
     updated_at: now,
   });
-  // With the row known, its write goes with the events and the commit: one round trip less per
-  // create, and the calendar lock held for one round trip less (docs/performance.md, fourteenth round).
-  const { row, stay } = newRow
-    ? await reserveStayAtCommit(trx, request, (unitIds) => {
-        const units = storedUnits(write.requested, unitIds);
-        const written = { ...values(units), id: newRow.id };
-        return { statement: bookingInsert(trx, written), row: newBookingRow(written, newRow.total, units) };
-      })
-    : await reserveStay(trx, request, (unitIds) => bookingInsert(trx, values(storedUnits(write.requested, unitIds))));
-  // The decision's calendar with these holds is the state the events carry, without a second read.
-  const appended = await appendBookingEvents(trx, {
+  const { row, stay } = await reserveStay(
+    trx,
+    lock,
+    { checkIn: input.checkIn, checkOut: input.checkOut, channel: input.channel, integrationId: actorIntegrationId, units: write.requested.map((r) => r.unitId) },
+    (unitIds) => bookingInsert(trx, values(storedUnits(write.requested, unitIds))),
+  );
+  const targets = write.targets;
+  // The other covering integrations' aliases in one read, so that their availability events come
+  // from the decision's calendar too.
+  const otherAliases = targets
+    ? await selectUnitAliasesOf(trx, lock.propertyId, targets.filter((t) => t.id !== actorIntegrationId).map((t) => t.id))
+    : undefined;
+  await appendBookingEvents(trx, {
     clock: deps.clock,
     booking: row,
     actorIntegrationId,
     actorIds: write.ids,
     changedNights: stay.nights,
     actorCalendar: { data: stay.data, span: stay.window },
-    otherAliases: newRow?.otherAliases,
-    readsNothing: newRow !== undefined,
-    targets: write.targets,
-    // nothing follows in the transaction: the events go with the commit, in one round trip
-    last: true,
+    otherAliases,
+    targets,
   });
-  return { row, appended };
+  return row;
 }
 
 /**
@@ -156,72 +134,37 @@ export async function createBooking(
   integrationId: number,
   body: CreateBookingInput,
   options: {
-    /**
-     * A statement to commit with a new booking, made from the answer (the request's idempotency
-     * record): it is sent with the booking's events and its commit, in the same round trip.
-     */
-    withCommit?: (created: CreateResult) => RawBuilder<unknown> | null;
+    /** A statement made from the answer (the request's idempotency record), run as the new booking's transaction's last write. */
+    inTransaction?: (created: CreateResult) => RawBuilder<unknown> | null;
   } = {},
 ): Promise<CreateResult> {
   const input = checkPropertyRef(body);
   const stay = stayOf(input, input.external_booking_id, input.source.channel);
   const today = kolkataDate(deps.clock.now());
-  // No id is taken for a create refused whatever the context says.
-  const newRowAsk = { wanted: input.check_in >= today, total: stay.total };
   let picks = false;
   let propertyId: number | null = null;
-  // One transaction from the first read: the context read takes the property's calendar lock.
   const attempt = () =>
     withEvents(deps, async (trx) => {
-      // The context (which takes the calendar lock) and the stay's calendar in one round trip: the
-      // calendar statement starts once the lock is held, so it sees the holds of whoever held it.
-      const stayOptions = { channel: stay.channel, integrationId };
-      const [contextRow, calendarRow] = await pipeline(trx, [
-        createContextStatement(integrationId, input.external_booking_id, input.property, newRowAsk),
-        createStayStatement(integrationId, input.property, stayWindow(stay.checkIn, stay.checkOut)),
-      ]).then((results) => results.map((r) => r.rows[0]));
-      const context = createContextOf(contextRow);
+      const lock = await lockProperty(trx, coveredPropertyId(integrationId, input.property));
+      const context = await selectCreateContext(trx, integrationId, input.external_booking_id, lock?.propertyId ?? null);
       if (context.existingId !== null) {
         const existing: BookingRow | undefined = await selectVisibleBooking(trx, { integrationId }, { id: context.existingId });
         if (existing !== undefined) return { duplicate: existing };
       }
       notBeforeToday(input.check_in, today);
-      const { property, units } = context;
-      if (!property) throw propertyNotMapped('No property this integration covers matches the reference.');
-      refuseUnbookable(property.status);
-      propertyId = property.id;
-      const requested = resolveUnits(input.units, units);
+      if (!lock) throw propertyNotMapped('No property this integration covers matches the reference.');
+      refuseUnbookable(lock.status);
+      propertyId = lock.propertyId;
+      const requested = resolveUnits(input.units, context.units);
       picks = requested.some((r) => r.unitId === null);
       const ids: ViewIds = {
-        propertyExternalId: property.externalId,
-        aliases: new Map(units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
+        propertyExternalId: context.propertyExternalId,
+        aliases: new Map(context.units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
       };
-      const written = await writeNewBooking(deps, trx, {
-        actorIntegrationId: integrationId,
-        propertyId: property.id,
-        lockedStatus: property.status,
-        lockedStay: stayFromRow(property.id, calendarRow, stay.checkIn, stay.checkOut, stayOptions),
-        requested,
-        input: stay,
-        ids,
-        hostId: false,
-        targets: context.targets,
-        // with the other covering integrations' aliases (one read, only when there are any), their
-        // availability events come from the decision's calendar too
-        newRow: context.newRow
-          ? {
-              ...context.newRow,
-              otherAliases: await selectUnitAliasesOf(
-                trx,
-                property.id,
-                context.targets.filter((target) => target.id !== integrationId).map((target) => target.id),
-              ),
-            }
-          : undefined,
-      });
-      const created: CreateResult = { status: 201, booking: bookingView(written.row, ids) };
-      const also = options.withCommit?.(created);
-      if (also) atCommit(trx, also, () => {}, null);
+      const row = await writeNewBooking(deps, trx, lock, { actorIntegrationId: integrationId, requested, input: stay, ids, hostId: false, targets: context.targets });
+      const created: CreateResult = { status: 201, booking: bookingView(row, ids) };
+      const also = options.inTransaction?.(created);
+      if (also) await also.execute(trx);
       return { created };
     });
   try {
@@ -267,10 +210,14 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, input: H
   const stay = stayOf(input, input.external_booking_id ?? '', input.source?.channel ?? 'direct');
   try {
     const picks = requested.some((r) => r.unitId === null);
-    const { row } = await retryPicks(
+    const row = await retryPicks(
       () => picks,
       () =>
-        withEvents(deps, (trx) => writeNewBooking(deps, trx, { actorIntegrationId: null, propertyId, requested, input: stay, ids: NO_IDS, hostId: true })),
+        withEvents(deps, async (trx) => {
+          const lock = await lockProperty(trx, propertyId);
+          if (!lock) throw notFound('No such property.');
+          return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostId: true });
+        }),
     );
     return bookingView(row, NO_IDS);
   } catch (error) {

@@ -95,16 +95,11 @@ export interface BookingEventOptions {
   /**
    * The unit aliases of every other covering integration (integration id → unit id → alias), read
    * in the transaction with the targets: their availability payloads over the actor calendar's span
-   * then come from that calendar too, with their own aliases, and the events read nothing. A
-   * writer that leaves its own write for the commit relies on this (`readsNothing`).
+   * then come from that calendar too, with their own aliases, without a read per integration.
    */
   otherAliases?: ReadonlyMap<number, ReadonlyMap<number, string>>;
-  /** Fail rather than read the calendar or aliases: the booking's write is left for the commit, so a read would not see it. */
-  readsNothing?: boolean;
   /** The covering integrations, when read in this transaction already. */
   targets?: AppendTarget[];
-  /** The unit's last write: the events are written with the commit (AppendOptions.last). */
-  last?: boolean;
 }
 
 /**
@@ -123,19 +118,13 @@ export function appendBookingEvents(trx: EventTransaction, options: BookingEvent
     propertyId: booking.property_id,
     actorIntegrationId: options.actorIntegrationId,
     targets: options.targets,
-    last: options.last,
     build: async (target: EventTarget): Promise<EventDraft[]> => {
       const drafts: EventDraft[] = [];
       const isActor = target.integrationId === options.actorIntegrationId;
-      // called before each read: with the booking's write left for the commit, a read would not see it
-      const mayRead = () => {
-        if (options.readsNothing) throw new Error(`booking ${booking.id}: the events of integration ${target.integrationId} would read the calendar before the booking is written`);
-      };
       if (targetSees(booking, target.integrationId)) {
         let ids: ViewIds;
         if (options.actorIds && isActor) ids = { ...options.actorIds, propertyExternalId: target.propertyExternalId };
         else {
-          mayRead();
           ids = { propertyExternalId: target.propertyExternalId, aliases: await selectAliases(trx, target.integrationId, unitIds) };
         }
         drafts.push({ type: 'booking.changed', window: null, data: { booking: bookingView(booking, ids) } });
@@ -147,7 +136,6 @@ export function appendBookingEvents(trx: EventTransaction, options: BookingEvent
         const data = aliases ? withAliases(known.data, aliases) : known.data;
         for (const w of clamped) drafts.push({ type: 'availability.changed', window: { from: w.from, to: w.to }, data: buildAvailability(data, w) });
       } else if (clamped.length > 0) {
-        mayRead();
         drafts.push(...(await calendarEventDrafts(trx, booking.property_id, ['availability'], clamped, target)));
       }
       return drafts;

@@ -82,8 +82,8 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
           ? JSON.stringify(successBody('Booking created.', { ...created.booking, duplicate: false }))
           : JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...created.booking, duplicate: true }));
       const created = await createBooking(deps, request.integration.id, request.body, {
-        // the idempotency record is completed by the booking's own commit
-        withCommit: (result) => {
+        // the idempotency record is completed by the booking's own transaction
+        inTransaction: (result) => {
           answer = { created: result, body: answerOf(result) };
           return completionWithChange(request, { status: result.status, contentType: JSON_TYPE, body: answer.body });
         },

@@ -2,9 +2,6 @@ import { sql, type ExpressionBuilder, type Insertable, type Kysely, type RawBuil
 import type { DB } from '../../db/schema.js';
 import type { BookingStatus, BookingsTable } from './bookings.tables.js';
 import { coveringTargetsJson, type AppendTarget } from '../events/events.log.js';
-import { statementTemplate } from '../../db/statement-template.js';
-import { stayCalendarQuery } from '../calendar/calendar.holds.js';
-import type { DateWindow } from '../../lib/time.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -62,49 +59,10 @@ export function selectOwnByExternalId(db: Q, integrationId: number, externalId: 
     .executeTakeFirst();
 }
 
-/** The insert of a new booking, returning it: calendar.holds' reserveStay runs it with the holds. */
+/** The insert of a new booking, returning it as stored: calendar.holds' reserveStay runs it with the holds. */
 export function bookingInsert(trx: Transaction<DB>, values: Insertable<BookingsTable>) {
   return trx.insertInto('bookings').values(values).returningAll();
 }
-
-/**
- * The row a new booking's insert of `values` (with its id) answers, without asking the database:
- * what `returning *` would give for this table's columns and defaults. Strings as PostgreSQL
- * stores them (pg sends UTF-8, in which a lone surrogate becomes U+FFFD), and `total` as its
- * numeric(12, 2) column holds it, converted by the database beforehand (createContextOf's
- * newRow). The bookings tests compare it with the row read back, column by column.
- */
-export function newBookingRow(values: Insertable<BookingsTable> & { id: number }, total: number, units: BookingRow['units']): BookingRow {
-  const text = (value: string | null | undefined) => (value == null ? null : storedText(value));
-  return {
-    id: values.id,
-    integration_id: values.integration_id ?? null,
-    external_booking_id: storedText(values.external_booking_id),
-    property_id: values.property_id,
-    status: values.status,
-    revision: 1,
-    check_in: values.check_in,
-    check_out: values.check_out,
-    units,
-    guest_name: storedText(values.guest_name),
-    guest_phone_code: text(values.guest_phone_code),
-    guest_mobile: text(values.guest_mobile),
-    total,
-    currency: values.currency ?? 'INR',
-    notes: text(values.notes),
-    source_channel: storedText(values.source_channel),
-    source_reference: text(values.source_reference),
-    reason: text(values.reason),
-    refund_note: text(values.refund_note),
-    cancelled_at: values.cancelled_at ?? null,
-    created_at: values.created_at,
-    updated_at: values.updated_at,
-  };
-}
-
-const LONE_SURROGATE = /[\ud800-\udfff]/;
-/** A string as a text column gives it back: UTF-8 has no lone surrogates (each becomes U+FFFD). */
-const storedText = (value: string) => (LONE_SURROGATE.test(value) ? Buffer.from(value, 'utf8').toString('utf8') : value);
 
 /** The update of a booking (its revision goes up), returning it. */
 export function bookingUpdate(trx: Q, id: number, set: Updateable<BookingsTable>) {
@@ -134,20 +92,12 @@ export interface PropertyRef {
 export interface CreateContext {
   /** The id of the integration's booking with this external_booking_id, if any. */
   existingId: number | null;
-  property: PropertyRef | null;
+  /** The integration's external_id of the property (null without one, or without a property). */
+  propertyExternalId: string | null;
   /** Every unit of the property (active or not) in position order, with the integration's aliases. */
   units: PropertyUnit[];
   /** The integrations covering the property, as appendEvents reads them. */
   targets: AppendTarget[];
-  /** The new booking's id and total as the database will hold them (null when no id was taken: see NewRowAsk). */
-  newRow: { id: number; total: number } | null;
-}
-
-/** What a create's context statement is asked for its new row: whether to take an id, and the total to convert. */
-export interface NewRowAsk {
-  /** False when the create is refused whatever the context says (a check_in before today): no id is taken. */
-  wanted: boolean;
-  total: number;
 }
 
 /** The filter of the covered property a create names (both ids given must agree). */
@@ -158,104 +108,32 @@ function coveredFilter(integrationId: number, ref: { external_id?: string; doorl
 }
 
 /** The id of the covered property a create names, as an SQL query (null when none). */
-export function coveredPropertyId(integrationId: number, ref: { external_id?: string; doorloom_id?: number }): RawBuilder<number> {
-  return sql<number>`select p.id from coverage c join properties p on p.id = c.property_id where ${coveredFilter(integrationId, ref)} limit 1`;
+export function coveredPropertyId(integrationId: number, ref: { external_id?: string; doorloom_id?: number }): RawBuilder<number | null> {
+  return sql<number | null>`select p.id from coverage c join properties p on p.id = c.property_id where ${coveredFilter(integrationId, ref)} limit 1`;
 }
 
 /**
- * What a create decides on, in one statement at the start of its transaction: a duplicate
- * external_booking_id, the covered property named by the reference (both ids given must agree),
- * locked for the calendar (the lock of calendar.sql's lockPropertyCalendar) with its status as of the lock, that
- * property's units with the integration's aliases, and the integrations its events go to. Its
- * row goes to createContextOf.
+ * What a create decides on besides the calendar, in one statement read under the property's lock:
+ * a duplicate external_booking_id, and for the property (when the reference named one) the
+ * integration's external_id, its units with the integration's aliases, and the integrations its
+ * events go to.
  */
-export function createContextQuery(integrationId: number, externalBookingId: string, ref: { external_id?: string; doorloom_id?: number }, write: NewRowAsk) {
-  return sql<{ doc: string }>`
-    with prop as (
-      select p.id, p.status, c.external_id
-      from coverage c join properties p on p.id = c.property_id
-      where ${coveredFilter(integrationId, ref)}
-      limit 1
-      for no key update of p
-    ),
-    existing as (select b.id from bookings b where b.integration_id = ${integrationId} and b.external_booking_id = ${externalBookingId})
+export async function selectCreateContext(trx: Transaction<DB>, integrationId: number, externalBookingId: string, propertyId: number | null): Promise<CreateContext> {
+  const { rows } = await sql<{ doc: string }>`
     select json_build_object(
-      'existing', (select id from existing),
-      'property', (select row_to_json(prop) from prop),
-      -- the new booking's id, taken only when a booking may follow (an active property, no
-      -- duplicate), and its total as the numeric(12,2) column will hold it (see newBookingRow)
-      'new_id', case when ${write.wanted}::boolean and exists (select 1 from prop where status = 'active') and not exists (select 1 from existing)
-        then nextval(pg_get_serial_sequence('bookings', 'id')) end,
-      'total', ${write.total}::numeric(12, 2),
+      'existing', (select b.id from bookings b where b.integration_id = ${integrationId} and b.external_booking_id = ${externalBookingId}),
+      'external_id', (select c.external_id from coverage c where c.integration_id = ${integrationId} and c.property_id = ${propertyId}::int),
       'units', (
         select coalesce(json_agg(json_build_object('id', u.id, 'isActive', u.is_active, 'position', u.position, 'alias', a.external_id) order by u.position, u.id), '[]'::json)
         from units u
         left join unit_aliases a on a.unit_id = u.id and a.integration_id = ${integrationId}
-        where u.property_id = (select id from prop)
+        where u.property_id = ${propertyId}::int
       ),
-      'targets', ${coveringTargetsJson(sql`(select id from prop)`)}
+      'targets', ${coveringTargetsJson(sql`${propertyId}::int`)}
     )::text as doc
-  `;
-}
-
-/** How a create names its property: which of the two ids it gives shapes its statements. */
-type RefShape = 'id' | 'external' | 'both';
-interface RefValues {
-  integrationId: number;
-  externalId: string | undefined;
-  doorloomId: number | undefined;
-}
-const refShape = (ref: { external_id?: string; doorloom_id?: number }): RefShape =>
-  ref.doorloom_id === undefined ? 'external' : ref.external_id === undefined ? 'id' : 'both';
-const refOf = (shape: RefShape, v: RefValues) => ({
-  ...(shape !== 'id' ? { external_id: v.externalId } : {}),
-  ...(shape !== 'external' ? { doorloom_id: v.doorloomId } : {}),
-});
-const refValues = (integrationId: number, ref: { external_id?: string; doorloom_id?: number }): RefValues => ({
-  integrationId,
-  externalId: ref.external_id,
-  doorloomId: ref.doorloom_id,
-});
-
-/**
- * A create's first two statements (sent together, see bookings.create.ts), each built once per
- * shape of the reference (db/statement-template.ts): createContextQuery, and the stay's calendar
- * read (calendar.holds' stayCalendarQuery) of the property the reference names. Measured: see
- * docs/performance.md, thirteenth round.
- */
-const contextStatement = statementTemplate((v: RefValues & NewRowAsk & { externalBookingId: string }, shape: RefShape) =>
-  createContextQuery(v.integrationId, v.externalBookingId, refOf(shape, v), v),
-);
-const stayStatement = statementTemplate((v: RefValues & { from: string; to: string }, shape: RefShape, db) =>
-  stayCalendarQuery(db, coveredPropertyId(v.integrationId, refOf(shape, v)), { from: v.from, to: v.to }, { integrationId: v.integrationId }),
-);
-
-export function createContextStatement(integrationId: number, externalBookingId: string, ref: { external_id?: string; doorloom_id?: number }, write: NewRowAsk) {
-  return contextStatement<{ doc: string }>(refShape(ref), { ...refValues(integrationId, ref), externalBookingId, wanted: write.wanted, total: write.total });
-}
-
-/** The stay's calendar (`nights`, with the integration's aliases) of the covered property the create names. */
-export function createStayStatement(integrationId: number, ref: { external_id?: string; doorloom_id?: number }, nights: DateWindow) {
-  return stayStatement<{ doc: string }>(refShape(ref), { ...refValues(integrationId, ref), from: nights.from, to: nights.to });
-}
-
-/** The context of createContextQuery's row. */
-export function createContextOf(row: unknown): CreateContext {
-  const doc = JSON.parse((row as { doc: string }).doc) as {
-    existing: number | null;
-    new_id: number | null;
-    total: number;
-    property: { id: number; status: PropertyRef['status']; external_id: string | null } | null;
-    units: PropertyUnit[];
-    targets: AppendTarget[];
-  };
-  return {
-    existingId: doc.existing,
-    property: doc.property ? { id: doc.property.id, status: doc.property.status, externalId: doc.property.external_id } : null,
-    units: doc.units,
-    targets: doc.targets,
-    newRow: doc.new_id === null ? null : { id: doc.new_id, total: doc.total },
-  };
+  `.execute(trx);
+  const doc = JSON.parse(rows[0].doc) as { existing: number | null; external_id: string | null; units: PropertyUnit[]; targets: AppendTarget[] };
+  return { existingId: doc.existing, propertyExternalId: doc.external_id, units: doc.units, targets: doc.targets };
 }
 
 /**

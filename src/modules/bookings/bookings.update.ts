@@ -2,10 +2,10 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, lockPropertyStatus, refuseUnbookable, releaseStay, reserveStay, type PropertyStatus } from '../calendar/calendar.holds.js';
+import { isHoldConflict, lockProperty, refuseUnbookable, releaseStay, reserveStay, type PropertyLock } from '../calendar/calendar.holds.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
-import { withEvents, type AppendResult, type EventTransaction } from '../events/events.log.js';
+import { withEvents, type EventTransaction } from '../events/events.log.js';
 import type { CancelBookingInput, UpdateBookingInput } from './bookings.schemas.js';
 import { bookingUpdate, isHost, isCovered, selectPropertyUnits, selectVisibleBooking, updateBookingRow, type BookingRow, type PropertyUnit, type Viewer } from './bookings.sql.js';
 import type { BookingStatus, BookingUnit } from './bookings.tables.js';
@@ -54,7 +54,6 @@ function checkIfMatch(header: string | undefined, revision: number): void {
 interface Outcome {
   row: BookingRow;
   changed: boolean;
-  appended?: AppendResult;
 }
 
 /** The same units in the same order with the same guests and meal plans. */
@@ -71,6 +70,19 @@ const sameUnitSet = (a: BookingUnit[], b: BookingUnit[]) => {
 type Locate = { id: number } | { externalId: string };
 
 /**
+ * The booking the viewer names, locked in the lock order: the property first (its id is read
+ * without a lock; a booking never changes property), then the booking's row, read afresh.
+ */
+async function lockBooking(trx: EventTransaction, viewer: Viewer, by: Locate): Promise<{ lock: PropertyLock; row: BookingRow }> {
+  const found = await selectVisibleBooking(trx, viewer, by);
+  if (!found) throw bookingNotFound();
+  const lock = await lockProperty(trx, found.property_id);
+  const row = lock && (await selectVisibleBooking(trx, viewer, { id: found.id }, true));
+  if (!lock || !row) throw bookingNotFound();
+  return { lock, row };
+}
+
+/**
  * PATCH /bookings/{id} (and by external id, and the host's): any subset of the fields of
  * decisions §4, applied in one transaction under the booking's row lock. New dates or units are
  * re-checked against availability with the booking's own nights counting as free; a change that
@@ -85,10 +97,9 @@ export async function updateBooking(
 ): Promise<{ booking: BookingView; changed: boolean }> {
   const attempt: Attempted = {};
   const outcome = await withEvents(deps, async (trx): Promise<Outcome> => {
-      const row = await selectVisibleBooking(trx, viewer, by, true);
-      if (!row) throw bookingNotFound();
-      checkIfMatch(ifMatch, row.revision);
-      return applyChange(deps, trx, viewer, row, input, attempt);
+    const { lock, row } = await lockBooking(trx, viewer, by);
+    checkIfMatch(ifMatch, row.revision);
+    return applyChange(deps, trx, lock, viewer, row, input, attempt);
   }).catch(async (error: unknown) => {
     throw isHoldConflict(error) && attempt.stay ? await unavailableNow(deps, attempt.stay) : error;
   });
@@ -103,6 +114,7 @@ interface Attempted {
 async function applyChange(
   deps: Deps,
   trx: EventTransaction,
+  lock: PropertyLock,
   viewer: Viewer,
   row: BookingRow,
   input: UpdateBookingInput,
@@ -157,11 +169,9 @@ async function applyChange(
   const holdsChange = wasHolding !== holding || (holding && (datesChanged || unitsChanged));
   const reserves = holdsChange && holding;
   let request: RequestedUnit[] = [];
-  let lockedStatus: PropertyStatus | undefined;
   if (reserves) {
-    // The calendar lock first: the property's refusals come before the units' (decisions §4).
-    lockedStatus = (await lockPropertyStatus(trx, row.property_id)) ?? 'archived';
-    refuseUnbookable(lockedStatus);
+    // The property's refusals come before the units' (decisions §4).
+    refuseUnbookable(lock.status);
     if (!propertyUnits) propertyUnits = await selectPropertyUnits(trx, row.property_id, actorIntegrationId);
     request = requested ?? currentUnits.map((u) => ({ ...u, unitId: u.unit_id }));
     if (!requested) refuseInactiveKept(currentUnits, propertyUnits);
@@ -199,8 +209,8 @@ async function applyChange(
     attempt.stay = { propertyId: row.property_id, checkIn, checkOut, channel: row.source_channel, integrationId: actorIntegrationId, excludeBookingId: row.id };
     const reservation = await reserveStay(
       trx,
+      lock,
       {
-        propertyId: row.property_id,
         checkIn,
         checkOut,
         channel: row.source_channel,
@@ -208,7 +218,6 @@ async function applyChange(
         units: request.map((r) => r.unitId),
         prefer: currentUnits.map((u) => u.unit_id),
         bookingId: row.id,
-        lockedStatus,
       },
       (unitIds) => bookingUpdate(trx, row.id, { ...changes(storedUnits(request, unitIds)), updated_at: now }),
     );
@@ -216,16 +225,11 @@ async function applyChange(
   } else {
     const set = changes(units);
     if (Object.keys(set).length === 0) return { row, changed: false };
-    if (holdsChange) {
-      // Stops holding (a cancel): under the calendar lock, as every writer of holds.
-      await lockPropertyStatus(trx, row.property_id);
-      await releaseStay(trx, row.property_id, row.id);
-    }
+    if (holdsChange) await releaseStay(trx, lock, row.id);
     updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   }
-  // nothing follows in the transaction: the events go with the commit, in one round trip
-  const appended = await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights, last: true });
-  return { row: updated, changed: true, appended };
+  await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights });
+  return { row: updated, changed: true };
 }
 
 /** The fields of a cancel; any other field sent makes a PATCH a change. */
@@ -261,11 +265,10 @@ export async function cancelBooking(
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
   const outcome = await withEvents(deps, async (trx): Promise<Outcome> => {
-    const row = await selectVisibleBooking(trx, viewer, by, true);
-    if (!row) throw bookingNotFound();
+    const { lock, row } = await lockBooking(trx, viewer, by);
     if (row.status === 'cancelled' || row.status === 'refunded') return { row, changed: false };
     checkIfMatch(ifMatch, row.revision);
-    return applyChange(deps, trx, viewer, row, { status: 'cancelled', reason: input.reason, refund_note: input.refund_note });
+    return applyChange(deps, trx, lock, viewer, row, { status: 'cancelled', reason: input.reason, refund_note: input.refund_note });
   });
   return { booking: await viewOf(deps, viewer, outcome.row), changed: outcome.changed };
 }

@@ -1,19 +1,18 @@
-import { sql, type Compilable, type Kysely, type OperationNodeSource, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
-import { atCommit, type EventTransaction } from '../events/events.unit.js';
-import { calendarFromRow, calendarQuery, loadCalendarData, lockPropertyStatus, touchCalendarQuery, touchUnitHoldsQuery, type CalendarData } from './calendar.sql.js';
+import { loadCalendarData, touchCalendarQuery, touchUnitHoldsQuery, type CalendarData, type PropertyLock, type PropertyStatus } from './calendar.sql.js';
 
-export { lockPropertyCalendar, lockPropertyStatus } from './calendar.sql.js';
+export { lockProperty, type PropertyLock, type PropertyStatus } from './calendar.sql.js';
 
 /**
  * Booking holds and the availability rules a booking is checked against (decisions §4).
  *
  * Every booking writer goes through reserveStay (create, host create, a change of dates or units)
- * or releaseStay (cancel, a booking that stops holding): lock, decide, write, in that order, in
- * the booking's transaction. availabilityForStay is the read-only decision, for the 409 picture
+ * or releaseStay (cancel, a booking that stops holding), holding the property's lock: read,
+ * decide, write, in that order, in the booking's transaction. availabilityForStay is the read-only decision, for the 409 picture
  * read again after a lost race.
  */
 /** The 409 UNAVAILABLE picture: errors.availability (decisions §4). */
@@ -79,21 +78,6 @@ export async function availabilityForStay(
 
 /** The nights of a stay: check_in to the night before check_out. */
 export const stayWindow = (checkIn: string, checkOut: string): DateWindow => ({ from: checkIn, to: addDays(checkOut, -1) });
-
-/**
- * availabilityForStay's read as one statement, for a caller that sends it with others in one
- * round trip: `propertyId` is an SQL query of the property's id, `nights` the stay's (stayWindow).
- * Its row goes to stayFromRow.
- */
-export function stayCalendarQuery(db: Kysely<DB>, propertyId: RawBuilder<number>, nights: DateWindow, options: Omit<StayOptions, 'channel'>) {
-  return calendarQuery(db, propertyId, nights, AVAILABILITY, options.integrationId ?? null, { excludeBookingId: options.excludeBookingId });
-}
-const AVAILABILITY: ReadonlySet<'availability'> = new Set(['availability']);
-
-/** availabilityForStay of stayCalendarQuery's row, for property `propertyId`. */
-export function stayFromRow(propertyId: number, row: unknown, checkIn: string, checkOut: string, options: StayOptions): StayAvailability {
-  return stayAvailability(calendarFromRow(propertyId, row, stayWindow(checkIn, checkOut)), checkIn, checkOut, options);
-}
 
 function stayAvailability(data: CalendarData, checkIn: string, checkOut: string, options: StayOptions): StayAvailability {
   const window = stayWindow(checkIn, checkOut);
@@ -161,8 +145,6 @@ function pictureOf(data: CalendarData, window: DateWindow, units: StayAvailabili
   };
 }
 
-export type PropertyStatus = 'active' | 'inactive' | 'archived';
-
 export const propertyArchived = () =>
   new AppError(422, 'PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
 export const propertyInactive = () =>
@@ -180,7 +162,6 @@ export function unavailable(stay: StayAvailability): AppError {
 }
 
 export interface ReserveRequest {
-  propertyId: number;
   checkIn: string;
   checkOut: string;
   /** The booking's source.channel: an `ota_only` block refuses every channel except `direct`. */
@@ -193,16 +174,6 @@ export interface ReserveRequest {
   prefer?: number[];
   /** A booking being changed: its holds count as free, and are replaced by the new ones. */
   bookingId?: number;
-  /**
-   * The property's status as the caller read it while taking the calendar lock (a booking
-   * create's first read takes it); without it, reserveStay takes the lock itself.
-   */
-  lockedStatus?: PropertyStatus;
-  /**
-   * The stay's availability as the caller read it after taking the calendar lock (a booking
-   * create reads it in the same round trip as the lock: stayCalendarQuery), with lockedStatus.
-   */
-  lockedStay?: StayAvailability;
 }
 
 export interface Reservation<R> {
@@ -218,73 +189,40 @@ export interface Reservation<R> {
 export type BookingWriter<R> = Compilable<R> & OperationNodeSource;
 
 /**
- * The one way a booking takes nights (decisions §4), inside the booking's transaction: takes the
- * property's calendar lock (unless the caller holds it), refuses an unbookable property, decides
- * the units against the calendar (409 UNAVAILABLE with the picture when nothing fits), writes the
- * booking through `write(unitIds)` and its holds — one unit_nights row per unit and night,
- * check_out exclusive — in one statement, and returns the units, the row and the calendar with
- * the new holds. A changed booking's old holds are released first.
- *
- * The lock is what keeps a units_cap or a fresh block from being overtaken by a concurrent
- * booking; the (unit, night) primary key of unit_nights is the database's guarantee of one hold
- * per unit and night (isHoldConflict recognises its refusal, when a writer lost a race).
+ * The one way a booking takes nights (decisions §4), under the property's lock: refuses an
+ * unbookable property, decides the units against the calendar (409 UNAVAILABLE with the picture
+ * when nothing fits), writes the booking through `write(unitIds)` and its holds (one unit_nights
+ * row per unit and night, check_out exclusive) in one statement, and returns the units, the row as
+ * PostgreSQL returned it and the calendar with the new holds. A changed booking's old holds are
+ * released first. The (unit, night) primary key of unit_nights is the database's own guarantee of
+ * one hold per unit and night (isHoldConflict recognises its refusal).
  */
 export async function reserveStay<R extends { id: number }>(
   trx: Transaction<DB>,
+  lock: PropertyLock,
   request: ReserveRequest,
   write: (unitIds: number[]) => BookingWriter<R>,
 ): Promise<Reservation<R>> {
-  const { unitIds, stay } = await decideStay(trx, request);
-  if (request.bookingId !== undefined) await releaseStay(trx, request.propertyId, request.bookingId);
-  // The row, its holds and the calendar's new version in one statement: a create makes one round
-  // trip for all three.
-  const { rows } = await holdStatement<R>(trx, request, unitIds, write(unitIds)).execute(trx);
+  refuseUnbookable(lock.status);
+  const stay = await availabilityForStay(trx, lock.propertyId, request.checkIn, request.checkOut, {
+    channel: request.channel,
+    integrationId: request.integrationId,
+    excludeBookingId: request.bookingId,
+  });
+  const unitIds = stay.assign(request.units, request.prefer);
+  if (!unitIds) throw unavailable(stay);
+  if (request.bookingId !== undefined) await releaseStay(trx, lock, request.bookingId);
+  const { rows } = await holdStatement<R>(trx, lock, request, unitIds, write(unitIds)).execute(trx);
   stay.held(unitIds);
   return { unitIds, row: rows[0], stay };
 }
 
-/**
- * reserveStay for a new booking whose row is known before it is written (its id taken in the
- * transaction's first statement, see bookings.create.ts): the decision is made now, and the row,
- * its holds and the calendar's new version are left for the commit (events.unit's atCommit), sent
- * with the events and the commit in one round trip. An error there (a hold the database refuses)
- * fails the commit, so the caller sees it as it would from reserveStay.
- */
-export async function reserveStayAtCommit<R extends { id: number }>(
-  trx: EventTransaction,
-  request: ReserveRequest,
-  write: (unitIds: number[]) => { statement: BookingWriter<unknown>; row: R },
-): Promise<Reservation<R>> {
-  const { unitIds, stay } = await decideStay(trx, request);
-  const { statement, row } = write(unitIds);
-  atCommit(trx, holdStatement(trx, request, unitIds, statement, 'id'), () => {}, null);
-  stay.held(unitIds);
-  return { unitIds, row, stay };
-}
-
-/** reserveStay's decision: the lock (unless the caller holds it), the property's status and the units that fit. */
-async function decideStay(trx: Transaction<DB>, request: ReserveRequest): Promise<{ unitIds: number[]; stay: StayAvailability }> {
-  const status = request.lockedStatus ?? (await lockPropertyStatus(trx, request.propertyId));
-  if (status === null) throw notFound('No such property.');
-  refuseUnbookable(status);
-  const stay =
-    request.lockedStay ??
-    (await availabilityForStay(trx, request.propertyId, request.checkIn, request.checkOut, {
-      channel: request.channel,
-      integrationId: request.integrationId,
-      excludeBookingId: request.bookingId,
-    }));
-  const unitIds = stay.assign(request.units, request.prefer);
-  if (!unitIds) throw unavailable(stay);
-  return { unitIds, stay };
-}
-
 /** The statement that writes the booking (`booking`), its holds and the calendar's new version, answering the booking's row (or only its id). */
-function holdStatement<R>(trx: Transaction<DB>, request: ReserveRequest, unitIds: number[], booking: BookingWriter<unknown>, answer: 'row' | 'id' = 'row') {
+function holdStatement<R>(trx: Transaction<DB>, lock: PropertyLock, request: ReserveRequest, unitIds: number[], booking: BookingWriter<unknown>) {
   const units = sql.join(unitIds.map((id) => sql`(${id}::int)`));
   return sql<R>`
     with b as (${booking}),
-    v as (${touchCalendarQuery(trx, request.propertyId)}),
+    v as (${touchCalendarQuery(trx, lock)}),
     hv as (${touchUnitHoldsQuery(sql`select * from (values ${units}) as u(unit_id)`)}),
     h as (
       insert into unit_nights (unit_id, night, booking_id)
@@ -292,17 +230,17 @@ function holdStatement<R>(trx: Transaction<DB>, request: ReserveRequest, unitIds
       from b, (values ${units}) as u(unit_id),
         generate_series(${request.checkIn}::date, ${addDays(request.checkOut, -1)}::date, interval '1 day') as d
     )
-    ${answer === 'row' ? sql`select * from b` : sql`select b.id from b`}
+    select * from b
   `;
 }
 
 /**
- * Releases every hold of a booking of the property (a cancel, a booking that stops holding, or
- * reserveStay before it holds a changed stay). The caller holds the property's calendar lock.
+ * Releases every hold of a booking of the locked property (a cancel, a booking that stops holding,
+ * or reserveStay before it holds a changed stay).
  */
-export async function releaseStay(trx: Transaction<DB>, propertyId: number, bookingId: number): Promise<void> {
+export async function releaseStay(trx: Transaction<DB>, lock: PropertyLock, bookingId: number): Promise<void> {
   await sql`
-    with v as (${touchCalendarQuery(trx, propertyId)}),
+    with v as (${touchCalendarQuery(trx, lock)}),
     released as (delete from unit_nights where booking_id = ${bookingId} returning unit_id)
     ${touchUnitHoldsQuery(sql`select distinct unit_id from released`)}
   `.execute(trx);

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
 import { appendEvents, withEvents } from '../events/events.log.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
-import { lockPropertyCalendar } from './calendar.sql.js';
+import { lockProperty } from './calendar.sql.js';
 
 /**
  * Horizon roll (decisions §6): as the horizon moves forward, each calendar month entering an
@@ -59,7 +59,7 @@ export async function rollHorizon(deps: Deps): Promise<{ properties: number; eve
     const appended = await withEvents(deps, async (trx) => {
       // The property lock serialises two runs of the roll (and calendar writers): the second
       // reads the first one's marks and finds nothing left to send.
-      if (!(await lockPropertyCalendar(trx, propertyId))) return undefined;
+      if (!(await lockProperty(trx, propertyId))) return undefined;
       const plan = new Map(
         (await pairsQuery(trx).where('c.property_id', '=', propertyId).execute()).map((p) => [p.integration_id, { pair: p, months: monthsDue(p, today) }]),
       );

@@ -24,7 +24,7 @@ import {
   type CalendarKind,
   type CalendarSettings,
 } from './calendar.payloads.js';
-import { loadCalendarData, lockPropertyCalendar, touchCalendar } from './calendar.sql.js';
+import { loadCalendarData, lockProperty, touchCalendar } from './calendar.sql.js';
 import { SNAPSHOT_HORIZON_DAYS } from './calendar.snapshots.js';
 import type { BlockScope, MealPlansTable } from './calendar.tables.js';
 
@@ -46,8 +46,6 @@ export interface CalendarEventOptions {
    */
   nights: DateWindow | DateWindow[] | 'horizon';
   settings: CalendarSettings;
-  /** The unit's last write: the events are written with the commit (AppendOptions.last). */
-  last?: boolean;
 }
 
 /**
@@ -65,7 +63,6 @@ export async function appendCalendarEvents(trx: EventTransaction, options: Calen
     clock: options.clock,
     propertyId: options.propertyId,
     actorIntegrationId: options.actorIntegrationId,
-    last: options.last,
     build: (target) => {
       const windows =
         pieces === null
@@ -102,15 +99,14 @@ function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, to
 }
 
 /**
- * Runs a host edit: locks the property's calendar (so a concurrent booking cannot decide on the
- * state being replaced), applies the change, records the events, commits, then wakes delivery.
- * Each `work` records its events last (`last: true`: what it reads afterwards is the calendar,
- * not the events), so they are written with the commit, in one round trip.
+ * Runs a host edit: takes the property's lock (so a concurrent booking cannot decide on the state
+ * being replaced), applies the change, records the events, commits, then wakes delivery.
  */
 async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: EventTransaction) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
   const { result } = await withEvents(deps, async (trx) => {
-    if (!(await lockPropertyCalendar(trx, propertyId))) throw notFound('No such property.');
-    await touchCalendar(trx, propertyId);
+    const lock = await lockProperty(trx, propertyId);
+    if (!lock) throw notFound('No such property.');
+    await touchCalendar(trx, lock);
     return work(trx);
   });
   return result;
@@ -208,7 +204,6 @@ export async function setCalendar(deps: Deps, propertyId: number, body: Calendar
       kinds: ['availability'],
       nights: w,
       settings: settingsOf(deps),
-      last: true,
     });
     const data = await loadCalendarData(trx, propertyId, w, new Set(['availability']), null);
     return { result: { doorloom_id: propertyId, window: w, data: buildPayload('availability', data, w) }, appended };
@@ -246,7 +241,6 @@ export async function setRateOverrides(deps: Deps, propertyId: number, body: Rat
       kinds: ['rates'],
       nights: w,
       settings: settingsOf(deps),
-      last: true,
     });
     const data = await loadCalendarData(trx, propertyId, w, new Set(['rates']), null);
     return { result: { doorloom_id: propertyId, window: w, data: buildPayload('rates', data, w) }, appended };
@@ -328,7 +322,6 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
       kinds: ['restrictions'],
       nights: ruleKeys.length > 0 ? 'horizon' : window!,
       settings: settingsOf(deps),
-      last: true,
     });
     const shown = window ?? { from: kolkataDate(deps.clock.now()), to: kolkataDate(deps.clock.now()) };
     const data = await loadCalendarData(trx, propertyId, shown, new Set(['restrictions']), null);
@@ -399,7 +392,6 @@ function horizonRates(deps: Deps, trx: EventTransaction, propertyId: number): Pr
     kinds: ['rates'],
     nights: 'horizon',
     settings: settingsOf(deps),
-    last: true,
   });
 }
 

@@ -92,24 +92,7 @@ export async function loadCalendarData(
   return calendarFromRow(propertyId, rows[0], span);
 }
 
-/**
- * loadCalendarData's statement, for a caller that sends it with others in one round trip
- * (db/pipeline.ts). `propertyId` is the id, or an SQL query of it (run once, inside the statement).
- * Its one row goes to calendarFromRow.
- */
-export function calendarQuery(
-  db: Q,
-  propertyId: RawBuilder<number>,
-  span: DateWindow,
-  kinds: ReadonlySet<CalendarKind>,
-  integrationId: number | null,
-  options: { excludeBookingId?: number | null } = {},
-): RawBuilder<{ doc: string }> {
-  const parts = calendarParts(db, sql`(select id from calendar_property)`, span, kinds, integrationId, options);
-  return sql<{ doc: string }>`with calendar_property as (select (${propertyId})::int as id) select ${jsonObject(parts)}::text as doc`;
-}
-
-/** The calendar of calendarQuery's row (property `propertyId`, read for `span`). */
+/** The calendar of loadCalendarData's row (property `propertyId`, read for `span`). */
 export function calendarFromRow(propertyId: number, row: unknown, span: DateWindow): CalendarData {
   return calendarOf(propertyId, JSON.parse((row as { doc: string }).doc) as CalendarDoc, span);
 }
@@ -118,10 +101,9 @@ export function calendarFromRow(propertyId: number, row: unknown, span: DateWind
  * A snapshot's reads in one statement, so in one database snapshot without a transaction around
  * them: the property named by `property` (a query of its id and the integration's external_id,
  * or none), the integration's last sequence (the snapshot's watermark) and the calendar of
- * `span`. Its row goes to snapshotDataOf (null when the property query finds nothing). Five round
- * trips (begin, property, sequence, calendar, commit) became one: the 92-night, 50-unit
- * availability snapshot went from a p50 of 9.8–10.4 ms to 5.3–6.0 ms on PostgreSQL, and
- * PostgreSQL's CPU per read from 4.4 to 2.0–2.15 ms (docs/performance.md, second round).
+ * `span`. Its row goes to snapshotDataOf (null when the property query finds nothing). One
+ * statement instead of five round trips (begin, property, sequence, calendar, commit): the 92-night,
+ * 50-unit availability snapshot's p50 is 5.3–6.0 ms on PostgreSQL against 9.8–10.4 ms.
  *
  * Availability reads the holds as versioned per unit: `known` gives the units and hold versions
  * whose nights the caller already has (knownHoldsOf), which are not read again.
@@ -260,14 +242,14 @@ export function snapshotHeadOf(row: SnapshotHeadRow | undefined): SnapshotHead |
 /**
  * Moves the version of a property's availability inputs (see the calendar_versions migration).
  * Every writer of units, unit aliases, unit blocks, holds or the nights' blocks and caps runs it
- * in the writing transaction, holding the property's calendar lock (or, for a new property, its
- * fresh row): a snapshot cached at the old version is then never served once the write is
+ * in the writing transaction, holding the property's lock (lockProperty): a snapshot cached at the old version is then never served once the write is
  * visible, in this process or any other. The statement, to run alone or as a CTE of a writer's
  * (`trx`, the writer's transaction: once it commits, this process, and on PostgreSQL the others
  * when the commit notifies them, rebuild the snapshots they keep of the property and that were read
  * since they were built; see calendar.snapshot-refresh.ts).
  */
-export function touchCalendarQuery(trx: Kysely<DB>, propertyId: number): RawBuilder<unknown> {
+export function touchCalendarQuery(trx: Kysely<DB>, lock: PropertyLock): RawBuilder<unknown> {
+  const { propertyId } = lock;
   signalAtCommit(trx, CALENDAR_SIGNAL, propertyId, { otherProcesses: true });
   return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
     on conflict (property_id) do update set version = excluded.version`;
@@ -282,8 +264,8 @@ export function touchUnitHoldsQuery(units: RawBuilder<unknown>): RawBuilder<unkn
     on conflict (unit_id) do update set version = excluded.version`;
 }
 
-export async function touchCalendar(trx: Transaction<DB>, propertyId: number): Promise<void> {
-  await touchCalendarQuery(trx, propertyId).execute(trx);
+export async function touchCalendar(trx: Transaction<DB>, lock: PropertyLock): Promise<void> {
+  await touchCalendarQuery(trx, lock).execute(trx);
 }
 
 const jsonObject = (parts: Record<string, RawBuilder<unknown>>) =>
@@ -446,22 +428,36 @@ function unitsQuery(db: Q, propertyId: RawBuilder<number>, integrationId: number
     .where('u.is_active', '=', true);
 }
 
-/**
- * Serialises calendar writers and booking availability checks of one property: host calendar
- * edits and booking creates/updates take this lock before they read what they decide on. The
- * (unit, night) primary key of unit_nights already forbids double holds; this lock is what keeps
- * a units_cap or a fresh block from being overtaken by a concurrent booking. `for no key update`
- * does not block inserts that merely reference the property.
- */
-export async function lockPropertyCalendar(trx: Transaction<DB>, propertyId: number): Promise<boolean> {
-  return (await lockPropertyStatus(trx, propertyId)) !== null;
-}
+export type PropertyStatus = 'active' | 'inactive' | 'archived';
 
 /**
- * lockPropertyCalendar, reading the property's status under the lock in the same round trip
- * (booking writers refuse archived and inactive properties); null when it does not exist.
+ * Proof that the transaction holds a property's lock. Only lockProperty makes one (the class is
+ * not exported and its private field keeps any other object from passing for it), so a function
+ * that takes a PropertyLock cannot be called without the lock.
  */
-export async function lockPropertyStatus(trx: Transaction<DB>, propertyId: number): Promise<'active' | 'inactive' | 'archived' | null> {
-  const { rows } = await sql<{ status: 'active' | 'inactive' | 'archived' }>`select status from properties where id = ${propertyId} for no key update`.execute(trx);
-  return rows[0]?.status ?? null;
+class PropertyLock {
+  readonly #held = true;
+  constructor(
+    readonly propertyId: number,
+    /** The property's status, read under the lock. */
+    readonly status: PropertyStatus,
+  ) {}
+}
+export type { PropertyLock };
+
+/**
+ * The property's lock, held to the end of the transaction: every writer of a property's calendar,
+ * units, holds, bookings, settings or coverage takes it before it reads what it decides on, so a
+ * units_cap or a fresh block is never overtaken by a concurrent booking, and the events written
+ * under it are never older than their sequences. `for no key update` leaves inserts that merely
+ * reference the property free. `property` is an id or a query of one; null when no such property.
+ *
+ * The lock order of every writer, so that no two wait on each other: the property (this lock),
+ * then its bookings' rows, then the integrations' sequence rows (appendEvents, in id order). A
+ * module's own bookkeeping row that names the work (a sync job) may come first.
+ */
+export async function lockProperty(trx: Transaction<DB>, property: number | RawBuilder<number | null>): Promise<PropertyLock | null> {
+  const id = typeof property === 'number' ? sql`${property}::int` : sql`(${property})`;
+  const { rows } = await sql<{ id: number; status: PropertyStatus }>`select id, status from properties where id = ${id} for no key update`.execute(trx);
+  return rows[0] ? new PropertyLock(rows[0].id, rows[0].status) : null;
 }

@@ -2,8 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
-import { insertEvents, insertEventsQuery, selectAppendTargets, writtenEvents, type AppendTarget, type EventRow } from './events.sql.js';
-import { atCommit, noteAppended, type EventTransaction } from './events.unit.js';
+import { insertEvents, selectAppendTargets, type AppendTarget, type EventRow } from './events.sql.js';
+import { noteAppended, type EventTransaction } from './events.unit.js';
 
 export type { AppendTarget } from './events.sql.js';
 export { withEvents, type EventTransaction } from './events.unit.js';
@@ -56,12 +56,6 @@ export interface AppendOptions {
    * coveringTargetsJson); otherwise appendEvents reads them.
    */
   targets?: AppendTarget[];
-  /**
-   * The unit's last write: nothing in the transaction reads events or sequences after it. The
-   * events are then written with the commit (atCommit in events.unit.ts), and the AppendResult
-   * is complete once withEvents has returned.
-   */
-  last?: boolean;
 }
 
 /**
@@ -153,10 +147,6 @@ export async function appendEvents(trx: EventTransaction, options: AppendOptions
       noteAppended(trx, sends ? [target.id] : [], added);
     };
     const head = { integrationId: target.id, origin, propertyId: options.propertyId, createdAt: now };
-    if (options.last && rows.length <= 500) {
-      atCommit(trx, insertEventsQuery(head, rows), (result) => record(writtenEvents(result)), sends ? target.id : null);
-      continue;
-    }
     let written = 0;
     for (let i = 0; i < rows.length; i += 500) {
       written += await insertEvents(trx, head, rows.slice(i, i + 500));

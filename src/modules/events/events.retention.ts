@@ -26,6 +26,7 @@ export async function runRetention(deps: Deps, chunk = CHUNK) {
   const now = deps.clock.nowMs();
   const cutoff = new Date(now - RETENTION_DAYS * DAY_MS);
   const events = await deleteExpiredEvents(deps, cutoff, chunk);
+  if (events > 0) deps.state.changes.wrote(['events', 'webhook_delivery_state']);
   const attempts = await deleteExpiredAttempts(deps, cutoff, chunk);
 
   const idempotencyKeys = await purgeExpiredIdempotencyKeys(deps.db, now);

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector } from '../../http/errors.js';
 import { horizonWindows, kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
-import { lockPropertyCalendar } from '../calendar/calendar.sql.js';
+import { lockProperty } from '../calendar/calendar.sql.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { FailureGate } from '../../lib/backoff.js';
 import { createClaims, holdLease, LeaseLostError, type Claims, type Lease } from '../webhooks/webhooks.claims.js';
@@ -208,7 +208,7 @@ async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolea
     // Sync events are the service's own regeneration, not an echo of a partner write, so they carry
     // origin `doorloom` (a receiver that ignores its own echoes must still apply them). A property
     // no longer covered (or gone) records nothing (appendEvents joins coverage).
-    if (await lockPropertyCalendar(trx, propertyId)) {
+    if (await lockProperty(trx, propertyId)) {
       await appendEvents(trx, {
         clock: deps.clock,
         propertyId,

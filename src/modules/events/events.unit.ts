@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely, QueryResult, RawBuilder, Transaction } from 'kysely';
-import { pipeline } from '../../db/pipeline.js';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { ListenerState, Subscription } from '../../db/listener.js';
 import type { Deps } from '../../deps.js';
@@ -27,8 +26,6 @@ interface Appended {
   deliverable: Set<number>;
   /** Events recorded per kind (for /metrics, signalled as `recorded`). */
   types: Map<string, number>;
-  /** Event writes left for the commit (atCommit), in order, each with what to do with its result. */
-  atCommit: Array<{ query: RawBuilder<unknown>; settle(result: QueryResult<unknown>): void; integrationId: number | null }>;
   /** Signals for this process once the transaction commits (signalAtCommit): the ids gathered per name. */
   signals: Map<IdSignal, Set<number>>;
   /** The names among them that other processes hear of too. */
@@ -46,21 +43,11 @@ export function noteAppended(trx: EventTransaction, deliverable: Iterable<number
 }
 
 /**
- * Leaves a statement for the commit: withEvents sends it after `work` returns, with the
- * notification and the commit, in one round trip on PostgreSQL, and `settle` gets its result
- * before withEvents returns. For the last writes of a unit (nothing in the transaction reads
- * what they write); `integrationId` is an integration that may get an event to send from it.
- */
-export function atCommit(trx: EventTransaction, query: RawBuilder<unknown>, settle: (result: QueryResult<unknown>) => void, integrationId: number | null): void {
-  trx[APPENDED].atCommit.push({ query, settle, integrationId });
-}
-
-/**
  * Tells this process's `deps.signals` listeners of `name` that `id` changed, once (and only if) the
  * transaction commits; calls on the same name gather their ids into one signal. With
  * `otherProcesses`, on PostgreSQL, the other processes listening for the name (listenForSignals)
  * hear it too, when the transaction notifies them of events to deliver anyway (see withEvents): a
- * notification per id, sent in the commit's round trip. Outside an event transaction it does
+ * notification per id, sent just before the commit. Outside an event transaction it does
  * nothing: only withEvents knows when its transaction has committed.
  */
 export function signalAtCommit(trx: Kysely<DB>, name: IdSignal, id: number, options: { otherProcesses?: boolean } = {}): void {
@@ -88,36 +75,26 @@ function tagOf(signals: object): string {
  * Runs `work` in one transaction as an event producer. After the commit, delivery is woken for every
  * integration that got an event to send; a rollback wakes nothing.
  */
-export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine'>, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
-  const appended: Appended = { deliverable: new Set(), types: new Map(), atCommit: [], signals: new Map(), shared: new Set() };
+export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine' | 'state'>, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
+  const appended: Appended = { deliverable: new Set(), types: new Map(), signals: new Map(), shared: new Set() };
   const { deliverable } = appended;
   const result = await deps.db.transaction().execute(async (trx) => {
     Object.defineProperty(trx, APPENDED, { value: appended, enumerable: false });
     const out = await work(trx as EventTransaction);
-    // Sent at commit, to every listening process (this one's listener skips its own tag). The
-    // writes left for the commit are counted before their results are known: a notification
-    // too many (an integration disabled meanwhile) only makes a listener look and find nothing.
-    const notified = new Set(deliverable);
-    for (const write of appended.atCommit) if (write.integrationId !== null) notified.add(write.integrationId);
-    const notify: RawBuilder<unknown>[] = [];
-    if (deps.engine === 'postgres' && notified.size > 0) {
-      notify.push(notifyEventsQuery([...notified], tagOf(deps.signals)));
-      // Shared signals ride only on a commit that notifies anyway. A notifying commit holds one
-      // database-wide lock from its start to its end, so notifying transactions commit one at a
-      // time: 20 clients committing a one-row insert measured 3,100–3,500 a second, against
-      // 2,100–2,500 with a pg_notify in each (the same number of statements).
+    // Inside the transaction, so PostgreSQL delivers the notifications exactly when it commits
+    // (this process's listener skips its own tag).
+    if (deps.engine === 'postgres' && deliverable.size > 0) {
+      const notify: RawBuilder<unknown>[] = [notifyEventsQuery([...deliverable], tagOf(deps.signals))];
+      // Shared signals ride only on a commit that notifies anyway: notifying transactions commit
+      // one at a time (one database-wide lock), 20 clients measured 3,100–3,500 one-row commits a
+      // second without a pg_notify and 2,100–2,500 with one.
       for (const name of appended.shared) notify.push(notifySignalQuery(name, [...appended.signals.get(name)!], tagOf(deps.signals)));
+      for (const statement of notify) await statement.execute(trx);
     }
-    if (appended.atCommit.length > 0) {
-      // One round trip for the last writes, the notifications and the commit (booking creates:
-      // see docs/performance.md, seventh round).
-      const writes = appended.atCommit.splice(0);
-      const results = await pipeline(trx, [...writes.map((w) => w.query), ...notify], { commit: true });
-      writes.forEach((write, i) => write.settle(results[i]));
-    } else if (notify.length === 1) await notify[0].execute(trx);
-    else if (notify.length > 1) await pipeline(trx, notify);
     return out;
   });
+  // Events move the integrations' sequences and undelivered counts (GET /me shows both).
+  if (appended.types.size > 0) deps.state.changes.wrote(['events', 'integrations', 'webhook_delivery_state']);
   if (appended.types.size > 0) deps.signals.emit('recorded', appended.types);
   if (deliverable.size > 0) deps.signals.emit('events', [...deliverable]);
   for (const [name, ids] of appended.signals) deps.signals.emit(name, [...ids]);

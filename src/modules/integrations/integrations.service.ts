@@ -65,13 +65,14 @@ export async function setBrandPlan(deps: Deps, brandId: number, active: boolean)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound('No such brand.');
+  deps.state.changes.wrote(['brands']);
   return brandView(row);
 }
 
 /**
  * GET /me is what partners poll, and its figures (the integration, its brand, its events and its
  * coverage) change far less often than it is read. So the view is kept per integration until this
- * process writes one of those tables (TableChanges: at commit, before the writer answers). Other
+ * process writes one of those tables (each writer notes it in TableChanges after its commit). Other
  * processes sharing PostgreSQL (WORKERS above 1, other nodes) write unseen here: with PostgreSQL
  * an entry also expires after VIEW_SHARED_MS. The embedded engine has a single process.
  */
@@ -255,6 +256,7 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
       await resumeDelivery(trx, integrationId, { at: now, from: ['paused', 'disabled'] });
     }
   });
+  deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
   if (input.status !== undefined && input.status !== current.status) await forgetIntegration(deps, integrationId);
   await wakeDelivery(deps, [integrationId]);
   return staffIntegrationView(deps, integrationId);

@@ -55,7 +55,7 @@ export async function bulkUpdate(deps: Deps, actor: Actor, body: BulkUpdateBodyI
     const seen = await selectCoveredBy(deps.db, actor.integrationId, by);
     // Both given: they must name the same property.
     const locate: Locate = async (trx) => {
-      const found = await selectCoveredBy(trx, actor.integrationId, by, true);
+      const found = await selectCoveredBy(trx, actor.integrationId, by);
       if (found && item.doorloom_id !== undefined && item.external_id !== undefined && found.externalId !== item.external_id) return null;
       return found;
     };

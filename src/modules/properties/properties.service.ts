@@ -4,8 +4,8 @@ import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
-import { lockPropertyCalendar, touchCalendar } from '../calendar/calendar.sql.js';
+import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
+import { lockProperty, touchCalendar, type PropertyLock } from '../calendar/calendar.sql.js';
 import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
 import { createColumns, updateColumns } from './properties.input.js';
 import {
@@ -80,6 +80,13 @@ async function writeTransaction<T>(deps: Deps, work: (trx: EventTransaction) => 
 }
 
 
+/** The lock of a property this transaction inserted (its own row, so it is granted at once). */
+async function lockNewProperty(trx: Transaction<DB>, propertyId: number): Promise<PropertyLock> {
+  const lock = await lockProperty(trx, propertyId);
+  if (!lock) throw new Error(`property ${propertyId} inserted in this transaction is not visible to it`);
+  return lock;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Create
 
@@ -133,7 +140,7 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
       .execute();
     const aliases = unitInputs.flatMap((u, i) => (typeof u.external_id === 'string' ? [{ unitId: units[i].id, externalId: u.external_id }] : []));
     await insertAliases(trx, actor.integrationId, aliases);
-    await touchCalendar(trx, row.id);
+    await touchCalendar(trx, await lockNewProperty(trx, row.id));
 
     const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
     const appended = await appendEvents(trx, {
@@ -141,11 +148,10 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
       propertyId: row.id,
       actorIntegrationId: actor.integrationId,
       build: (target) => initialEventDrafts(trx, row.id, target, today, deps.config, target.integrationId === actor.integrationId ? state : undefined),
-      // nothing follows in the transaction: the events go with the commit, in one round trip
-      last: true,
     });
     return { block: propertyBlock(state), appended };
   });
+  deps.state.changes.wrote(['coverage']);
   return block;
 }
 
@@ -166,7 +172,7 @@ export type Locate = (trx: Transaction<DB>) => Promise<CoveredProperty | null>;
 
 /** PUT /properties/{property}: checks the body, then updates; `external_id` in the body re-maps. */
 export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: UpdatePropertyInput): Promise<PropertyBlockView> {
-  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref, true), body, true);
+  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref), body, true);
 }
 
 /**
@@ -178,9 +184,13 @@ export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, in
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const { block } = await writeTransaction(deps, async (trx) => {
-    const covered = await locate(trx);
-    if (!covered) throw notFound('No such property.');
-    if (covered.status === 'archived') throw archivedError();
+    // Located, locked, then located again: what is decided on is read under the lock.
+    const found = await locate(trx);
+    if (!found) throw notFound('No such property.');
+    const lock = await lockProperty(trx, found.id);
+    const covered = lock && (await locate(trx));
+    if (!lock || covered?.id !== lock.propertyId) throw notFound('No such property.');
+    if (lock.status === 'archived') throw archivedError();
 
     let externalId = covered.externalId;
     if (remap && input.external_id !== undefined && input.external_id !== covered.externalId) {
@@ -201,7 +211,7 @@ export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, in
     if (!before) throw notFound('No such property.');
     const { set, pricesChanged, errors } = updateColumns(input, before.row);
     errors.throwIfAny();
-    const units = input.units ? await mergeUnits(trx, actor.integrationId, before, input.units, now) : null;
+    const units = input.units ? await mergeUnits(trx, lock, actor.integrationId, before, input.units, now) : null;
     await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', covered.id).execute();
 
     const appended = await appendEvents(trx, {
@@ -215,12 +225,11 @@ export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, in
           availability: units?.saleChanged ?? false,
           rates: pricesChanged,
         }),
-      // only the property is read after it, not the events: they go with the commit
-      last: true,
     });
     const after = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
     return { block: propertyBlock(after!), appended };
   });
+  if (remap) deps.state.changes.wrote(['coverage']);
   return block;
 }
 
@@ -320,7 +329,7 @@ export async function hostCreateProperty(deps: Deps, brandId: number, input: Cre
     });
     // Omitted: one default unit named after the property (decisions §5).
     await insertUnits(trx, newUnitRows(row.id, input.units ?? [{ name: input.name }], now));
-    await touchCalendar(trx, row.id);
+    await touchCalendar(trx, await lockNewProperty(trx, row.id));
     return row.id;
   });
   return staffPropertyView(deps, id);
@@ -344,7 +353,8 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
   const now = deps.clock.now();
   const today = kolkataDate(now);
   await withEvents(deps, async (trx) => {
-    const row = await trx.selectFrom('properties').selectAll().where('id', '=', propertyId).forUpdate().executeTakeFirst();
+    const lock = await lockProperty(trx, propertyId);
+    const row = lock && (await trx.selectFrom('properties').selectAll().where('id', '=', propertyId).executeTakeFirst());
     if (!row) throw notFound('No such property.');
     const { units: _ignored, external_id: _mapping, ...groups } = input as UpdatePropertyInput;
     const { set, pricesChanged, errors } = updateColumns(groups, row);
@@ -365,9 +375,9 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
 export async function archiveProperty(deps: Deps, propertyId: number) {
   const now = deps.clock.now();
   await withEvents(deps, async (trx) => {
-    const row = await trx.selectFrom('properties').select(['id', 'status']).where('id', '=', propertyId).forUpdate().executeTakeFirst();
-    if (!row) throw notFound('No such property.');
-    if (row.status === 'archived') return undefined;
+    const lock = await lockProperty(trx, propertyId);
+    if (!lock) throw notFound('No such property.');
+    if (lock.status === 'archived') return undefined;
     await trx.updateTable('properties').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', propertyId).execute();
     return recordHostChange(deps, trx, propertyId, async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)]);
   });
@@ -386,9 +396,9 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
   const { created } = await writeTransaction(deps, async (trx) => {
     const integration = await selectIntegrationBrand(trx, integrationId);
     if (!integration) throw notFound('No such integration.');
-    // The calendar lock before the state is read: the initial state recorded here is then newer
+    // The property's lock before the state is read: the initial state recorded here is then newer
     // than every write with a lower sequence (writers of the property take the same lock).
-    if (!(await lockPropertyCalendar(trx, propertyId))) throw notFound('No such property.');
+    if (!(await lockProperty(trx, propertyId))) throw notFound('No such property.');
     const property = await selectProperty(trx, propertyId);
     if (!property) throw notFound('No such property.');
     if (property.brand_id !== integration.brand_id) {
@@ -429,6 +439,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
     });
     return { created: true, appended };
   });
+  deps.state.changes.wrote(['coverage']);
   const coverage = await selectCoverage(deps.db, integrationId, propertyId);
   return { created, data: { integration_id: integrationId, property_id: propertyId, external_id: coverage?.external_id ?? null, coverage: 'active' } };
 }
@@ -440,6 +451,9 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
  */
 export async function uncoverProperty(deps: Deps, integrationId: number, propertyId: number) {
   await deps.db.transaction().execute(async (trx) => {
+    // The property's lock first, as every writer of its coverage and calendar version.
+    const lock = await lockProperty(trx, propertyId);
+    if (!lock) throw notFound('This integration does not cover that property.');
     const removed = await trx
       .deleteFrom('coverage')
       .where('integration_id', '=', integrationId)
@@ -454,7 +468,8 @@ export async function uncoverProperty(deps: Deps, integrationId: number, propert
       units.map((u) => u.id),
     );
     // The aliases were in this integration's availability snapshots.
-    await touchCalendar(trx, propertyId);
+    await touchCalendar(trx, lock);
   });
+  deps.state.changes.wrote(['coverage']);
   return { integration_id: integrationId, property_id: propertyId, coverage: 'removed' };
 }

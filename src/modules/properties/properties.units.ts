@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 import { FieldErrorCollector } from '../../http/errors.js';
 import type { PropertyState, RetiredAlias } from './properties.payloads.js';
 import type { UpdateUnitEntry } from './properties.schemas.js';
-import { touchCalendar } from '../calendar/calendar.sql.js';
+import { touchCalendar, type PropertyLock } from '../calendar/calendar.sql.js';
 import { deleteAliases, insertAliases, insertUnits, selectAliasHolders, type UnitRow } from './properties.sql.js';
 
 export interface UnitMergeResult {
@@ -21,6 +21,7 @@ export interface UnitMergeResult {
  */
 export async function mergeUnits(
   trx: Transaction<DB>,
+  lock: PropertyLock,
   integrationId: number,
   state: PropertyState,
   entries: UpdateUnitEntry[],
@@ -148,6 +149,6 @@ export async function mergeUnits(
   await deleteAliases(trx, integrationId, replaced);
   await insertAliases(trx, integrationId, newAliases);
   // Units and aliases are what availability snapshots show; cached ones are stale now.
-  await touchCalendar(trx, propertyId);
+  await touchCalendar(trx, lock);
   return { saleChanged, retired };
 }

@@ -145,11 +145,13 @@ export class OutcomeBuffer {
       touchSuccessAt: touch ? new Date(successAt) : null,
       lease: this.lease,
     });
+    this.deps.state.changes.wrote(['events', 'webhook_delivery_state']);
     if (touch) this.touched(successAt);
   }
 
   private async touch(successAt: number): Promise<void> {
     await writeOutcomes(this.deps.db, { integrationId: this.integrationId, delivered: [], skipped: [], attempts: [], touchSuccessAt: new Date(successAt), lease: this.lease });
+    this.deps.state.changes.wrote(['webhook_delivery_state']);
     this.touched(successAt);
   }
 
@@ -228,6 +230,7 @@ export async function recordEventFailure(
     await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
     return { ...decided, paused: pause, failures };
   });
+  deps.state.changes.wrote(['integrations', 'events', 'webhook_delivery_state']);
   deps.log.warn(
     {
       integrationId,
@@ -254,6 +257,7 @@ export async function pauseIntegration(deps: Deps, subject: Subject, reason: Pau
     await updateDeliveryState(trx, subject.integrationId, { paused_at: new Date(now), paused_reason: reason, next_attempt_at: new Date(now + PING_INTERVAL_MS) });
     return true;
   });
+  if (paused) deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
   if (paused) deps.log.warn({ integrationId: subject.integrationId, slug: subject.slug, reason }, 'webhook delivery paused');
 }
 
@@ -303,6 +307,7 @@ export async function recordPing(deps: Deps, subject: Subject, worker: string, a
     await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
     return resumed;
   });
+  deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
   if (resumed) deps.log.warn({ integrationId, slug: subject.slug }, 'webhook delivery resumed: the ping succeeded');
   else deps.log.warn({ integrationId, slug: subject.slug, status: attempt.result.status, error: attempt.result.error }, 'webhook ping failed; delivery stays paused');
   return resumed;

@@ -17,6 +17,7 @@ export async function resumeWebhook(deps: Deps, integrationId: number) {
   if (!current) throw notFound('No such integration.');
   if (current.status === 'disabled') throw resumeOfDisabled();
   if (await resumeDelivery(deps.db, integrationId, { at: deps.clock.now(), from: ['active', 'paused'] })) {
+    deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
     deps.log.warn({ integrationId, slug: current.slug, wasPaused: current.status === 'paused' }, 'webhook delivery resumed by staff');
   }
   await wakeDelivery(deps, [integrationId]);

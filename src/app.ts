@@ -18,6 +18,7 @@ import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
 import { registerPropertyRoutes, registerStaffPropertyRoutes } from './modules/properties/properties.routes.js';
 import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/calendar/calendar.routes.js';
 import { registerEventRoutes } from './modules/events/events.routes.js';
+import { registerSyncRoutes } from './modules/sync/sync.routes.js';
 import { registerDeliveryRoutes, registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
@@ -160,6 +161,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerPropertyRoutes(api, deps);
       registerCalendarRoutes(api, deps);
       registerEventRoutes(api, deps);
+      registerSyncRoutes(api, deps);
       registerBookingRoutes(api, deps);
       registerDeliveryRoutes(api, deps);
     },

@@ -6,7 +6,7 @@ import { FailureGate } from './lib/backoff.js';
 import { CALENDAR_SIGNAL } from './modules/calendar/calendar.snapshot-cache.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { listenForEvents, listenForSignals } from './modules/events/events.unit.js';
-import { startSyncRunner } from './modules/events/events.sync.js';
+import { startSyncRunner } from './modules/sync/sync.runner.js';
 import { VIEW_SHARED_MS } from './modules/integrations/integrations.service.js';
 import { dailyJobs, runDailyJobOnce } from './modules/jobs/jobs.daily.js';
 import { createClaims } from './modules/webhooks/webhooks.claims.js';

@@ -4,7 +4,7 @@ import type { CalendarTables } from '../modules/calendar/calendar.tables.js';
 import type { PropertyTables } from '../modules/properties/properties.tables.js';
 import type { WebhookTables } from '../modules/webhooks/webhooks.tables.js';
 import type { HttpTables } from '../http/http.tables.js';
-import type { EventTables } from '../modules/events/events.tables.js';
+import type { SyncTables } from '../modules/sync/sync.tables.js';
 
 /** Timestamps are written as Date and read back as Date. */
 export type Timestamp = ColumnType<Date, Date, Date>;
@@ -117,4 +117,4 @@ export interface CoreTables {
  * Every table. Each module declares its own tables in `<module>.tables.ts` and its own dated
  * migrations; `properties` starts in the foundation (the event log needs it) and is widened there.
  */
-export type DB = CoreTables & PropertyTables & CalendarTables & BookingTables & WebhookTables & HttpTables & EventTables;
+export type DB = CoreTables & PropertyTables & CalendarTables & BookingTables & WebhookTables & HttpTables & SyncTables;

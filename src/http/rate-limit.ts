@@ -94,7 +94,7 @@ export const ENDPOINT_TIERS: Readonly<Record<string, Tier>> = {
   'POST /sandbox/clock/advance': SANDBOX,
 };
 
-/** Routes that count against the overall tiers only: POST /sync has its own daily quota (events.sync). */
+/** Routes that count against the overall tiers only: POST /sync has its own daily quota (sync.service.ts). */
 export const OVERALL_ONLY: readonly string[] = ['POST /sync'];
 
 /** `GET /properties/:property` and `GET /properties/{property}` → `GET /properties/{}`; HEAD counts as GET. */

@@ -74,6 +74,13 @@ export function selectCoverage(db: Q, integrationId: number, propertyId: number)
     .executeTakeFirst();
 }
 
+/** Ids of the properties the integration covers, ascending; with `among`, only those of them. */
+export async function selectCoveredPropertyIds(db: Q, integrationId: number, among?: number[]): Promise<number[]> {
+  let q = db.selectFrom('coverage').select('property_id').where('integration_id', '=', integrationId);
+  if (among) q = q.where('property_id', 'in', among);
+  return (await q.orderBy('property_id').execute()).map((r) => r.property_id);
+}
+
 /** Coverage rows of a property (staff view). */
 export function selectCoverageOfProperty(db: Q, propertyId: number) {
   return db.selectFrom('coverage').select(['integration_id', 'external_id']).where('property_id', '=', propertyId).orderBy('integration_id').execute();

@@ -23,8 +23,8 @@ export interface SyncJobsTable {
   finished_at: Timestamp | null;
 }
 
-/** Tables owned by the events module beyond the event log itself (which is in the foundation). */
-export interface EventTables {
+/** Tables owned by the sync module. */
+export interface SyncTables {
   sync_quota: SyncQuotaTable;
   sync_jobs: SyncJobsTable;
 }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { IntegrationsTable } from '../../db/schema.js';
+import type { IntegrationsTable } from './integrations.tables.js';
 import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { forgetIntegration } from '../../http/auth.js';

@@ -1,7 +1,7 @@
 import { startMaintenance } from './db/maintenance.js';
 import { listen, listenUrl, subscriptions, type Listener, type Subscription } from './db/listener.js';
 import type { Deps } from './deps.js';
-import { AUTH_CACHE_MS, authSubscription } from './http/auth.js';
+import { AUTH_CACHE_MS, authSubscription } from './modules/integrations/integrations.auth.js';
 import { FailureGate } from './lib/backoff.js';
 import { CALENDAR_SIGNAL } from './modules/calendar/calendar.snapshot-cache.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';

@@ -3,7 +3,9 @@ import type { Deps } from '../deps.js';
 import { AppError, fail } from './errors.js';
 import type { CounterStore } from './rate-limit.store.js';
 import { sha256Hex } from '../lib/secrets.js';
-import type { IntegrationAuthHook } from './auth.js';
+
+/** The integrations API's authentication, as an onRequest hook with its `done` callback. */
+export type IntegrationAuthHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
 export { createCounterStore, type CounterStore } from './rate-limit.store.js';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { AUTH_CACHE_MS } from '../../src/http/auth.js';
+import { AUTH_CACHE_MS } from '../../src/modules/integrations/integrations.auth.js';
 import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
 import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
 import { databaseUrl, STAFF_TOKEN } from '../helpers/context.js';

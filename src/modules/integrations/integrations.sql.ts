@@ -17,6 +17,11 @@ export function findIntegration(db: Q, id: number) {
   return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Every integration's id, ascending (each module's retention walks them). */
+export async function allIntegrationIds(db: Q): Promise<number[]> {
+  return (await db.selectFrom('integrations').select('id').orderBy('id').execute()).map((r) => r.id);
+}
+
 /** The id the next integration will have: its webhook secret is sealed with it before the row exists. */
 export async function nextIntegrationId(trx: Transaction<DB>): Promise<number> {
   const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('integrations', 'id'))::int as id`.execute(trx);

@@ -1,4 +1,3 @@
-import type { DailyJob } from '../jobs/jobs.types.js';
 import type { Deps } from '../../deps.js';
 import { appendEvents, withEvents } from '../events/events.log.js';
 import { propertyEventDraft } from './properties.payloads.js';
@@ -56,5 +55,3 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
   }
   return { deactivated: deactivated.length, reactivated };
 }
-
-export const inactiveSweep: DailyJob = { name: 'inactive-sweep', run: runInactiveSweep };

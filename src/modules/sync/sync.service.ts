@@ -5,7 +5,7 @@ import { kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
 import type { EventType } from '../events/events.log.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
 import { selectCoveredPropertyIds } from '../properties/properties.sql.js';
-import { countSyncCall, insertSyncJob, lockLastAccepted } from './sync.sql.js';
+import { countSyncCall, deleteFinishedSyncJobs, insertSyncJob, lockLastAccepted } from './sync.sql.js';
 
 export const SYNC_KINDS = ['availability', 'rates', 'restrictions', 'inventory', 'property'] as const;
 export const SYNC_MAX_PROPERTIES = 500;
@@ -123,4 +123,9 @@ export async function requestSync(
   }
   deps.signals.emit('sync');
   return { queued_properties: outcome.queued, horizon_days: outcome.horizonDays, types, remaining };
+}
+
+/** The sync module's retention: finished jobs created before the cutoff. */
+export function deleteExpiredSyncJobs(deps: Deps, cutoff: Date): Promise<number> {
+  return deleteFinishedSyncJobs(deps.db, cutoff);
 }

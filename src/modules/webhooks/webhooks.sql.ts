@@ -100,6 +100,20 @@ export function pendingCondition(table: string, integrationId: number): RawBuild
   return sql<boolean>`(${sql.ref(`${table}.delivery_status`)} = 'pending' and ${sql.ref(`${table}.sequence`)} > ${deliveryCursorQuery(integrationId)})`;
 }
 
+/**
+ * The update, run as a CTE in the statement that deletes an integration's expired events (`gone`,
+ * with sequence and delivery_status), that takes the pending ones out of its undelivered count.
+ */
+export function forgetDeletedEvents(gone: string, integrationId: number): RawBuilder<unknown> {
+  // still to deliver: pending above the delivery cursor (those below it were delivered)
+  const undelivered = pendingCondition(gone, integrationId);
+  return sql`
+    update webhook_delivery_state set undelivered = undelivered - (select count(*) from ${sql.table(gone)} where ${undelivered})
+    where integration_id = ${integrationId} and exists (select 1 from ${sql.table(gone)} where ${undelivered})
+    returning 1
+  `;
+}
+
 /** The next pending events after `afterSequence`, in order: a range of the primary key from the cursor. */
 export function pendingEvents(db: Q, integrationId: number, afterSequence: number, limit: number) {
   return db

@@ -20,6 +20,7 @@ import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/c
 import { registerEventRoutes } from './modules/events/events.routes.js';
 import { registerSyncRoutes } from './modules/sync/sync.routes.js';
 import { registerDeliveryRoutes, registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { eventDeliveryColumns } from './modules/webhooks/webhooks.sql.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 import { registerConsole } from './modules/console/console.assets.js';
@@ -160,7 +161,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerIntegrationRoutes(api, deps);
       registerPropertyRoutes(api, deps);
       registerCalendarRoutes(api, deps);
-      registerEventRoutes(api, deps);
+      registerEventRoutes(api, deps, eventDeliveryColumns);
       registerSyncRoutes(api, deps);
       registerBookingRoutes(api, deps);
       registerDeliveryRoutes(api, deps);

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT } from './events.replay.js';
+import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT, type DeliveryColumns } from './events.replay.js';
 
 const ReplayQuery = Type.Object({
   after_sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'The last sequence already applied; events after it are returned' })),
@@ -28,8 +28,8 @@ const ReplayPage = Type.Object({
   cursor: Type.Object({ next_after_sequence: Type.Integer(), has_more: Type.Boolean() }),
 });
 
-/** GET /events (replay) on the integrations API. */
-export function registerEventRoutes(api: FastifyInstance, deps: Deps): void {
+/** GET /events (replay) on the integrations API, each event with its delivery (`deliveryColumns`). */
+export function registerEventRoutes(api: FastifyInstance, deps: Deps, deliveryColumns: DeliveryColumns): void {
   const tags = ['events'];
 
   api.get<{ Querystring: Static<typeof ReplayQuery> }>(
@@ -48,7 +48,7 @@ export function registerEventRoutes(api: FastifyInstance, deps: Deps): void {
         afterSequence: request.query.after_sequence ?? 0,
         limit: request.query.limit ?? REPLAY_DEFAULT_LIMIT,
         types,
-      });
+      }, deliveryColumns);
       return sendData(reply, 200, 'Events retrieved.', page.data, { cursor: page.cursor });
     },
   );

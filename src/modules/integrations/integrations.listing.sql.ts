@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { deliveryStateSource } from '../webhooks/webhooks.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -46,8 +47,7 @@ export async function selectIntegrationPage(db: Q, filters: IntegrationFilters, 
   let base = db
     .selectFrom('integrations as i')
     .innerJoin('brands as b', 'b.id', 'i.brand_id')
-    // the delivery state is the webhooks module's table
-    .innerJoin('webhook_delivery_state as s', 's.integration_id', 'i.id');
+    .innerJoin(deliveryStateSource(db).as('s'), 's.integration_id', 'i.id');
   if (filters.status) base = base.where('i.status', '=', filters.status);
   if (filters.paused !== null) base = base.where('i.status', filters.paused ? '=' : '!=', 'paused');
   if (filters.brandId !== null) base = base.where('i.brand_id', '=', filters.brandId);

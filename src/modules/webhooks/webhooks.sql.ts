@@ -114,6 +114,40 @@ export function forgetDeletedEvents(gone: string, integrationId: number): RawBui
   `;
 }
 
+/**
+ * Each integration's delivery state as other modules may show it, as a derived table to join on
+ * `integration_id` (PostgreSQL flattens it into a plain join: /me stays one round trip).
+ */
+export function deliveryStateSource(db: Q) {
+  return db
+    .selectFrom('webhook_delivery_state')
+    .select([
+      'integration_id',
+      'undelivered',
+      'cursor',
+      'consecutive_failures',
+      'last_success_at',
+      'last_failure_at',
+      'paused_at',
+      'paused_reason',
+      'next_attempt_at',
+    ]);
+}
+
+/** The head of the delivery queue: the first pending event above the cursor, and its failed attempts. */
+export function pendingHead(db: Q, integrationId: number, cursor: number) {
+  return db
+    .selectFrom('events')
+    .select(['sequence', 'attempts'])
+    .where('integration_id', '=', integrationId)
+    .where('delivery_status', '=', 'pending')
+    // below the delivery cursor every event has been delivered
+    .where('sequence', '>', cursor)
+    .orderBy('sequence')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** The next pending events after `afterSequence`, in order: a range of the primary key from the cursor. */
 export function pendingEvents(db: Q, integrationId: number, afterSequence: number, limit: number) {
   return db

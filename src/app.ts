@@ -14,6 +14,7 @@ import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
 import { registerStaffClockRoutes } from './modules/clock/clock.routes.js';
+import { probeClockRow } from './modules/clock/clock.sql.js';
 import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
 import { registerPropertyRoutes, registerStaffPropertyRoutes } from './modules/properties/properties.routes.js';
 import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/calendar/calendar.routes.js';
@@ -147,7 +148,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'OK', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     try {
-      await deps.db.selectFrom('service_clock').select('id').executeTakeFirstOrThrow();
+      await probeClockRow(deps.db);
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
     } catch (error) {
       if (!isDatabaseUnavailable(error)) request.log.error({ err: error }, 'readiness check failed');

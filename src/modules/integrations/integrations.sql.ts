@@ -18,6 +18,17 @@ export function findIntegration(db: Q, id: number) {
   return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The last sequence recorded for the integration (0 when none or no such integration): a listing's watermark. */
+export async function selectLastSequence(db: Q, integrationId: number): Promise<number> {
+  const row = await db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId).executeTakeFirst();
+  return row?.last_sequence ?? 0;
+}
+
+/** Ids of the brands whose plan is active (`true`) or not, as a subquery. */
+export function brandIdsWithPlan(db: Q, active: boolean) {
+  return db.selectFrom('brands').select('id').where('plan_active', '=', active);
+}
+
 /** Every integration's id, ascending (each module's retention walks them). */
 export async function allIntegrationIds(db: Q): Promise<number[]> {
   return (await db.selectFrom('integrations').select('id').orderBy('id').execute()).map((r) => r.id);

@@ -123,11 +123,6 @@ export async function selectCoveredPage(
   return { rows, total: Number(count.n) };
 }
 
-export async function selectLastSequence(db: Q, integrationId: number): Promise<number> {
-  const row = await db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId).executeTakeFirst();
-  return row?.last_sequence ?? 0;
-}
-
 export function insertProperty(db: Q, values: Insertable<PropertiesTable>): Promise<PropertyRow> {
   return db.insertInto('properties').values(values).returningAll().executeTakeFirstOrThrow();
 }
@@ -152,10 +147,3 @@ export async function deleteAliases(db: Q, integrationId: number, unitIds: numbe
 }
 
 /** Integration and brand of a staff coverage change. */
-export function selectIntegrationBrand(db: Q, integrationId: number) {
-  return db.selectFrom('integrations').select(['id', 'brand_id']).where('id', '=', integrationId).executeTakeFirst();
-}
-
-export function selectBrand(db: Q, brandId: number) {
-  return db.selectFrom('brands').select(['id', 'plan_active']).where('id', '=', brandId).executeTakeFirst();
-}

@@ -3,6 +3,8 @@ import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
 import { appendEvents, withEvents } from '../events/events.log.js';
+import { integrationHorizons } from '../integrations/integrations.sql.js';
+import { coverageSource } from '../properties/properties.sql.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
 import { lockPropertyCalendar } from './calendar.sql.js';
 
@@ -27,8 +29,8 @@ function monthsDue(pair: Pair, today: string): DateWindow[] {
 
 function pairsQuery(db: Kysely<DB> | Transaction<DB>) {
   return db
-    .selectFrom('coverage as c')
-    .innerJoin('integrations as i', 'i.id', 'c.integration_id')
+    .selectFrom(coverageSource(db).as('c'))
+    .innerJoin(integrationHorizons(db).as('i'), 'i.id', 'c.integration_id')
     .leftJoin('horizon_marks as m', (join) => join.onRef('m.integration_id', '=', 'c.integration_id').onRef('m.property_id', '=', 'c.property_id'))
     .select(['c.integration_id', 'c.property_id', 'i.horizon_days', 'c.created_at as covered_at', 'm.through'])
     .where('i.status', '!=', 'disabled');

@@ -29,6 +29,11 @@ export function brandIdsWithPlan(db: Q, active: boolean) {
   return db.selectFrom('brands').select('id').where('plan_active', '=', active);
 }
 
+/** Each integration's horizon and status, as a derived table other modules join (flattened into a plain join). */
+export function integrationHorizons(db: Q) {
+  return db.selectFrom('integrations').select(['id', 'horizon_days', 'status']);
+}
+
 /** Every integration's id, ascending (each module's retention walks them). */
 export async function allIntegrationIds(db: Q): Promise<number[]> {
   return (await db.selectFrom('integrations').select('id').orderBy('id').execute()).map((r) => r.id);

@@ -81,6 +81,11 @@ export async function selectCoveredPropertyIds(db: Q, integrationId: number, amo
   return (await q.orderBy('property_id').execute()).map((r) => r.property_id);
 }
 
+/** Every coverage row, as a derived table other modules join (PostgreSQL flattens it into a plain join). */
+export function coverageSource(db: Q) {
+  return db.selectFrom('coverage').select(['integration_id', 'property_id', 'external_id', 'created_at']);
+}
+
 /** Coverage rows of a property (staff view). */
 export function selectCoverageOfProperty(db: Q, propertyId: number) {
   return db.selectFrom('coverage').select(['integration_id', 'external_id']).where('property_id', '=', propertyId).orderBy('integration_id').execute();

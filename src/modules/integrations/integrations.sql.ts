@@ -34,6 +34,18 @@ export function integrationHorizons(db: Q) {
   return db.selectFrom('integrations').select(['id', 'horizon_days', 'status']);
 }
 
+/** Each integration's delivery configuration, as a derived table the webhooks module joins (flattened into a plain join). */
+export function deliveryConfigSource(db: Q) {
+  return db.selectFrom('integrations').select(['id', 'slug', 'status', 'webhook_url', 'webhook_event_types', 'webhook_timeout_seconds']);
+}
+
+/** The integration's status; with `forUpdate`, its row locked until the transaction ends. */
+export async function integrationStatus(db: Q, integrationId: number, forUpdate = false) {
+  let q = db.selectFrom('integrations').select('status').where('id', '=', integrationId);
+  if (forUpdate) q = q.forUpdate();
+  return (await q.executeTakeFirstOrThrow()).status;
+}
+
 /** Every integration's id, ascending (each module's retention walks them). */
 export async function allIntegrationIds(db: Q): Promise<number[]> {
   return (await db.selectFrom('integrations').select('id').orderBy('id').execute()).map((r) => r.id);

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhooks.tables.js';
+import { deliveryConfigSource } from '../integrations/integrations.sql.js';
 import { leaseHeldQuery, LeaseLostError, type Lease } from './webhooks.leases.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -19,7 +20,7 @@ export async function insertDeliveryState(db: Q, integrationId: number): Promise
 export function loadDeliveryState(db: Q, integrationId: number) {
   return db
     .selectFrom('webhook_delivery_state as s')
-    .innerJoin('integrations as i', 'i.id', 's.integration_id')
+    .innerJoin(deliveryConfigSource(db).as('i'), 'i.id', 's.integration_id')
     .select([
       'i.id',
       'i.slug',
@@ -183,7 +184,7 @@ export async function hasPendingEvents(db: Q, integrationId: number): Promise<bo
  */
 export async function dueIntegrations(db: Q, now: Date, limit = 5000): Promise<number[]> {
   const rows = await db
-    .selectFrom('integrations as i')
+    .selectFrom(deliveryConfigSource(db).as('i'))
     .innerJoin('webhook_delivery_state as s', 's.integration_id', 'i.id')
     .select('i.id')
     .where('i.webhook_url', 'is not', null)

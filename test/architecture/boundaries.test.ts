@@ -193,11 +193,23 @@ describe('module boundaries', () => {
       file: 'src/lib/planted.ts',
       module: 'lib',
       imports: [{ module: 'webhooks', spec: '../modules/webhooks/webhooks.sql.js' }],
-      tables: tablesIn("await db.selectFrom('work_leases').selectAll(); await sql`update events set type = ${t}`.execute(db);", tables),
+      tables: tablesIn(
+        [
+          "await db.selectFrom('work_leases').innerJoin('coverage as c', 'c.property_id', 'p.id').selectAll();",
+          'await sql`update events set type = ${t} where id in (select id from ${sql.table(\'sync_quota\')})`.execute(db);',
+        ].join('\n'),
+        tables,
+      ),
     };
-    expect(planted.tables).toEqual(['events', 'work_leases']);
+    expect(planted.tables).toEqual(['coverage', 'events', 'sync_quota', 'work_leases']);
     const withPlant = analyse([planted]);
     expect(cycleReport(withPlant.files, withPlant.checked)).toContain('lib→webhooks: src/lib/planted.ts imports ../modules/webhooks/webhooks.sql.js');
-    expect(sqlReport(withPlant.files)).toEqual(['src/lib/planted.ts names events (owned by events)', 'src/lib/planted.ts names work_leases (owned by webhooks)']);
+    expect(sqlReport(withPlant.files).filter((line) => line.startsWith('src/lib/planted.ts'))).toEqual([
+      'src/lib/planted.ts names coverage (owned by properties)',
+      'src/lib/planted.ts names events (owned by events)',
+      'src/lib/planted.ts names sync_quota (owned by sync)',
+      'src/lib/planted.ts names work_leases (owned by webhooks)',
+    ]);
+    expect(sqlReport(withPlant.files)).toHaveLength(4);
   });
 });

@@ -64,11 +64,13 @@ export function sqlTemplates(text: string): string[] {
 
 const builderRe = /\.(?:selectFrom|insertInto|updateTable|deleteFrom|mergeInto|innerJoin|leftJoin|rightJoin|fullJoin|using)\(\s*['"](\w+)(?:\s+as\s+\w+)?['"]/g;
 const rawRe = /\b(?:from|join|into|update|table|using)\s+(?:only\s+)?"?(\w+)"?/gi;
+const tableRefRe = /\bsql\.table\(\s*['"](\w+)['"]/g;
 
 /** Tables `text` names, restricted to `known` (raw SQL also says `from generate_series` or `into v`). */
 export function tablesIn(text: string, known: ReadonlySet<string>): string[] {
   const found = new Set<string>();
   for (const m of text.matchAll(builderRe)) found.add(m[1]!);
+  for (const m of text.matchAll(tableRefRe)) found.add(m[1]!);
   for (const body of sqlTemplates(text)) for (const m of body.matchAll(rawRe)) found.add(m[1]!.toLowerCase());
   return [...found].filter((t) => known.has(t)).sort();
 }

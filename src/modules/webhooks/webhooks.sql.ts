@@ -135,6 +135,13 @@ export function deliveryStateSource(db: Q) {
     ]);
 }
 
+/** The delivery state of each of the integrations, by integration id (the staff listing). */
+export async function selectDeliveryStates(db: Q, integrationIds: number[]) {
+  if (integrationIds.length === 0) return new Map<number, never>();
+  const rows = await deliveryStateSource(db).where('integration_id', 'in', integrationIds).execute();
+  return new Map(rows.map((r) => [r.integration_id, r]));
+}
+
 /** The head of the delivery queue: the first pending event above the cursor, and its failed attempts. */
 export function pendingHead(db: Q, integrationId: number, cursor: number) {
   return db

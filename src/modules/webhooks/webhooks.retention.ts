@@ -1,9 +1,10 @@
 import type { Deps } from '../../deps.js';
 
 /**
- * Attempts older than the cutoff, in id ranges of `chunk` bounded on both sides (the same reason as
- * for events). Ids follow `attempted_at` closely but not exactly (several workers): the last range
- * ends at the id of the newest expired attempt, and each range deletes only what has expired.
+ * Attempts older than the cutoff, in id ranges of `chunk` bounded on both sides (for the reason
+ * given in events.retention.ts). Ids follow `attempted_at` closely but not exactly (several
+ * workers): the last range ends at the id of the newest expired attempt, and each range deletes
+ * only what has expired.
  */
 export async function deleteExpiredAttempts(deps: Deps, cutoff: Date, chunk: number): Promise<number> {
   const first = await deps.db.selectFrom('delivery_attempts').select('id').orderBy('id').limit(1).executeTakeFirst();

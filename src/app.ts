@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Deps } from './deps.js';
-import { integrationAuth, staffAuth } from './http/auth.js';
+import { integrationAuth, staffAuth } from './modules/integrations/integrations.auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
 import { failureBody, sendError, sendFailure } from './http/envelope.js';
 import { finishOpenApi } from './http/openapi-finish.js';
@@ -14,11 +14,14 @@ import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
 import { registerStaffClockRoutes } from './modules/clock/clock.routes.js';
+import { probeClockRow } from './modules/clock/clock.sql.js';
 import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
 import { registerPropertyRoutes, registerStaffPropertyRoutes } from './modules/properties/properties.routes.js';
 import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/calendar/calendar.routes.js';
 import { registerEventRoutes } from './modules/events/events.routes.js';
+import { registerSyncRoutes } from './modules/sync/sync.routes.js';
 import { registerDeliveryRoutes, registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { eventDeliveryColumns } from './modules/webhooks/webhooks.sql.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 import { registerConsole } from './modules/console/console.assets.js';
@@ -168,7 +171,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     if (draining) return reply.code(503).send(shuttingDown());
     try {
-      await deps.db.selectFrom('service_clock').select('id').executeTakeFirstOrThrow();
+      await probeClockRow(deps.db);
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
     } catch (error) {
       if (!isDatabaseUnavailable(error)) request.log.error({ err: error }, 'readiness check failed');
@@ -182,7 +185,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerIntegrationRoutes(api, deps);
       registerPropertyRoutes(api, deps);
       registerCalendarRoutes(api, deps);
-      registerEventRoutes(api, deps);
+      registerEventRoutes(api, deps, eventDeliveryColumns);
+      registerSyncRoutes(api, deps);
       registerBookingRoutes(api, deps);
       registerDeliveryRoutes(api, deps);
     },

@@ -1,12 +1,12 @@
 import { startMaintenance } from './db/maintenance.js';
 import { listen, listenUrl, subscriptions, type Listener, type Subscription } from './db/listener.js';
 import type { Deps } from './deps.js';
-import { authSubscription } from './http/auth.js';
+import { authSubscription } from './modules/integrations/integrations.auth.js';
 import { FailureGate } from './lib/backoff.js';
 import { CALENDAR_SIGNAL } from './modules/calendar/calendar.snapshot-cache.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { listenForEvents, listenForSignals } from './modules/events/events.unit.js';
-import { startSyncRunner } from './modules/events/events.sync.js';
+import { startSyncRunner } from './modules/sync/sync.runner.js';
 import { VIEW_SHARED_MS } from './modules/integrations/integrations.service.js';
 import { dailyJobs, runDailyJobOnce } from './modules/jobs/jobs.daily.js';
 import { createClaims } from './modules/webhooks/webhooks.claims.js';

@@ -6,7 +6,7 @@ import type { Engine } from './db/database.js';
 import type { DB } from './db/schema.js';
 import type { Clock } from './lib/clock.js';
 import type { SecretBox } from './lib/secrets.js';
-import type { AuthCache } from './http/auth.js';
+import type { AuthCache } from './modules/integrations/integrations.auth.js';
 import type { IdempotencyStatements } from './http/idempotency.js';
 import type { CounterStore, KnownCredentials } from './http/rate-limit.js';
 import type { IntegrationViewCache } from './modules/integrations/integrations.service.js';

@@ -8,7 +8,7 @@ import { createLogger } from './lib/logger.js';
 import { ConfigError, type Config } from './config.js';
 import { migrate, openDatabase, type Database, type DatabaseOptions } from './db/database.js';
 import type { Deps, RuntimeState } from './deps.js';
-import { createAuthCache } from './http/auth.js';
+import { createAuthCache } from './modules/integrations/integrations.auth.js';
 import { createIdempotencyStatements } from './http/idempotency.js';
 import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';

@@ -44,7 +44,7 @@ const service = (file: string) => new RegExp(`^${SERVICE_DIST.replace(/[.*+?^${}
 
 /** The hot paths (authentication, rate limits, idempotency, event append, delivery), by the compiled module that does the work. */
 export const HOT_PATHS: Array<{ name: string; files: RegExp }> = [
-  { name: 'authentication lookup', files: service('http/auth\\.js') },
+  { name: 'authentication lookup', files: service('modules/integrations/integrations\\.auth\\.js') },
   { name: 'rate-limit counters', files: service('http/rate-limit\\.js') },
   { name: 'idempotency', files: service('http/idempotency\\.js') },
   { name: 'event append', files: service('modules/events/events\\.log\\.js') },

@@ -1,8 +1,12 @@
+import { isDatabaseUnavailable } from './database.js';
+
 /**
  * Runs one kind of small statement one at a time per process, merging the calls that queue while
  * one runs into the next. Under load many round trips become few; a call that finds nothing
  * running waits for nothing but its own statement. `write` answers one output per input, in
- * order; when it throws, every call of that batch fails with the error.
+ * order; when it throws, every call of that batch fails with the error, and when the error says
+ * the database is unavailable, so do the calls that queued meanwhile (they would wait out the
+ * same time limits again).
  */
 export class StatementBatcher<In, Out> {
   private pending: Array<{ input: In; resolve: (out: Out) => void; reject: (error: unknown) => void }> = [];
@@ -29,7 +33,8 @@ export class StatementBatcher<In, Out> {
           const outs = await this.write(batch.map((p) => p.input));
           batch.forEach((p, i) => p.resolve(outs[i]));
         } catch (error) {
-          for (const p of batch) p.reject(error);
+          const failed = isDatabaseUnavailable(error) ? [...batch, ...this.pending.splice(0)] : batch;
+          for (const p of failed) p.reject(error);
         }
       }
     } finally {

@@ -3,7 +3,9 @@ import type { Deps } from '../deps.js';
 import { AppError, fail } from './errors.js';
 import type { CounterStore } from './rate-limit.store.js';
 import { sha256Hex } from '../lib/secrets.js';
-import type { IntegrationAuthHook } from './auth.js';
+
+/** The integrations API's authentication, as an onRequest hook with its `done` callback. */
+export type IntegrationAuthHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
 export { createCounterStore, type CounterStore } from './rate-limit.store.js';
 
@@ -94,7 +96,7 @@ export const ENDPOINT_TIERS: Readonly<Record<string, Tier>> = {
   'POST /sandbox/clock/advance': SANDBOX,
 };
 
-/** Routes that count against the overall tiers only: POST /sync has its own daily quota (events.sync). */
+/** Routes that count against the overall tiers only: POST /sync has its own daily quota (sync.service.ts). */
 export const OVERALL_ONLY: readonly string[] = ['POST /sync'];
 
 /** `GET /properties/:property` and `GET /properties/{property}` → `GET /properties/{}`; HEAD counts as GET. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSyncRunner } from '../../src/modules/events/events.sync.js';
+import { startSyncRunner } from '../../src/modules/sync/sync.runner.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { eventually } from '../webhooks/helpers.js';
 import { book, bookingBody, createVilla, day, newKey, postBooking } from './fixtures.js';

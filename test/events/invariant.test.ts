@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, horizonEnd } from '../../src/lib/time.js';
-import { startSyncRunner } from '../../src/modules/events/events.sync.js';
+import { startSyncRunner } from '../../src/modules/sync/sync.runner.js';
 import { cover, insertProperty, today } from '../calendar/fixtures.js';
 import { bookingBody, createVilla, newKey, postBooking, type Villa } from '../bookings/fixtures.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RETENTION_DAYS, runRetention } from '../../src/modules/events/events.retention.js';
+import { RETENTION_DAYS } from '../../src/modules/events/events.retention.js';
+import { runRetention } from '../../src/modules/jobs/jobs.daily.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { recordEvents } from '../webhooks/helpers.js';
 

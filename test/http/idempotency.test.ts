@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX, buildApp } from '../../src/app.js';
-import { integrationAuth } from '../../src/http/auth.js';
+import { integrationAuth } from '../../src/modules/integrations/integrations.auth.js';
 import { claimIdempotencyKey, canonicalJson, idempotent, requestFingerprint } from '../../src/http/idempotency.js';
 import { AppError } from '../../src/http/errors.js';
 import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';

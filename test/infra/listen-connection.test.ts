@@ -13,7 +13,9 @@ import { scratchDatabase, startServer, withRuntime, type ScratchDatabase, type S
 describe('pool settings', () => {
   it('DATABASE_POOL_MODE is session by default, or transaction; anything else is a configuration error', () => {
     expect(loadConfig({}).databasePoolMode).toBe('session');
-    expect(loadConfig({ DATABASE_POOL_MODE: 'Transaction' }).databasePoolMode).toBe('transaction');
+    const url = 'postgres://root@127.0.0.1:5432/test';
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_POOL_MODE: 'Transaction' }).databasePoolMode).toBe('transaction');
+    expect(() => loadConfig({ DATABASE_POOL_MODE: 'transaction' })).toThrow(/DATABASE_POOL_MODE=transaction needs DATABASE_URL=postgres/);
     expect(() => loadConfig({ DATABASE_POOL_MODE: 'statement' })).toThrow(ConfigError);
     expect(() => loadConfig({ DATABASE_POOL_MODE: 'statement' })).toThrow(/DATABASE_POOL_MODE must be session or transaction/);
   });

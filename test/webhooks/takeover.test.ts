@@ -97,26 +97,28 @@ const workerOf = (server: ServerProcess) => `${os.hostname()}:${server.child.pid
 describe.runIf(databaseUrl)('a delivery claim changes hands (two server processes, PostgreSQL)', () => {
   it('the holder killed with -9: the other process takes over after the lease and delivers everything in order, once', async () => {
     const { db, integration } = await setUp('takeover-kill');
+    // both processes are up before anything is recorded, so the holder cannot finish alone while the other starts
     const a = await startServer(db, LEASE);
-    servers.push(a);
-    await a.ready();
-    await record(db, integration.id);
-    await receiver.waitFor(() => receiver.of(integration.slug).length >= 60, 60_000, 'the first 60 deliveries from the first process');
     const b = await startServer(db, LEASE);
-    servers.push(b);
-    await b.ready();
-    a.child.kill('SIGKILL');
-    await a.exited;
+    servers.push(a, b);
+    await Promise.all([a.ready(), b.ready()]);
+    await record(db, integration.id);
+    await receiver.waitFor(() => receiver.of(integration.slug).length >= 60, 60_000, 'the first 60 deliveries');
+    const holder = (await workersOf(db, integration.id)).find((r) => r.success)?.worker;
+    const [killed, successor] = holder === workerOf(a) ? [a, b] : [b, a];
+    expect(holder).toBe(workerOf(killed));
+    killed.child.kill('SIGKILL');
+    await killed.exited;
 
     await receiver.waitFor(() => new Set(sequences(integration.slug)).size === N, 60_000, 'every event after the takeover');
     oneTakeover(sequences(integration.slug));
     expect(receiver.maxInFlight.get(integration.slug)).toBe(1);
     const attempts = await settledAttempts(db, integration.id);
     for (const r of attempts) expect([workerOf(a), workerOf(b)]).toContain(r.worker);
-    // the second process delivered the rest: the last event's success is its own
-    expect(attempts.filter((r) => r.success && r.sequence === N).map((r) => r.worker)).toEqual([workerOf(b)]);
-    b.child.kill('SIGTERM');
-    expect(await b.exited).toBe(0);
+    // the successor delivered the rest: the last event's success is its own
+    expect(attempts.filter((r) => r.success && r.sequence === N).map((r) => r.worker)).toEqual([workerOf(successor)]);
+    successor.child.kill('SIGTERM');
+    expect(await successor.exited).toBe(0);
   }, 180_000);
 
   it('the holder paused past its lease (SIGSTOP, then SIGCONT) sends and records nothing beside its successor', async () => {

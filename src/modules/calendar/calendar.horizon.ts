@@ -1,26 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DailyJob } from '../jobs/jobs.types.js';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
 import { appendEvents, withEvents } from '../events/events.log.js';
+import { integrationHorizons } from '../integrations/integrations.sql.js';
+import { coverageSource } from '../properties/properties.sql.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
 import { lockProperty } from './calendar.sql.js';
-
-/**
- * Horizon roll (decisions §6): as the horizon moves forward, each calendar month entering an
- * integration's horizon (on its first day) is sent whole, as availability, rates and restrictions
- * events, for every property the integration covers.
- *
- * What has been sent is remembered per (integration, property) in horizon_marks.through, the last
- * night covered, and is at least the horizon end on the day coverage began: the property's initial
- * state (create or coverage) was sent through that month. So each month goes
- * out once, however often the job runs; a raised horizon_days makes months enter too and sends them.
- */
-export const horizonRollJob: DailyJob = {
-  name: 'horizon-roll',
-  run: (deps) => rollHorizon(deps),
-};
 
 interface Pair {
   integration_id: number;
@@ -43,13 +29,23 @@ function monthsDue(pair: Pair, today: string): DateWindow[] {
 
 function pairsQuery(db: Kysely<DB> | Transaction<DB>) {
   return db
-    .selectFrom('coverage as c')
-    .innerJoin('integrations as i', 'i.id', 'c.integration_id')
+    .selectFrom(coverageSource(db).as('c'))
+    .innerJoin(integrationHorizons(db).as('i'), 'i.id', 'c.integration_id')
     .leftJoin('horizon_marks as m', (join) => join.onRef('m.integration_id', '=', 'c.integration_id').onRef('m.property_id', '=', 'c.property_id'))
     .select(['c.integration_id', 'c.property_id', 'i.horizon_days', 'c.created_at as covered_at', 'm.through'])
     .where('i.status', '!=', 'disabled');
 }
 
+/**
+ * Horizon roll (decisions §6): as the horizon moves forward, each calendar month entering an
+ * integration's horizon (on its first day) is sent whole, as availability, rates and restrictions
+ * events, for every property the integration covers.
+ *
+ * What has been sent is remembered per (integration, property) in horizon_marks.through, the last
+ * night covered, and is at least the horizon end on the day coverage began: the property's initial
+ * state (create or coverage) was sent through that month. So each month goes
+ * out once, however often the job runs; a raised horizon_days makes months enter too and sends them.
+ */
 export async function rollHorizon(deps: Deps): Promise<{ properties: number; events: number }> {
   const today = kolkataDate(deps.clock.now());
   const due = new Set((await pairsQuery(deps.db).execute()).filter((p) => monthsDue(p, today).length > 0).map((p) => p.property_id));

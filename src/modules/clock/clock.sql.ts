@@ -19,3 +19,13 @@ export async function advanceClockOffset(db: Q, seconds: number): Promise<number
     .executeTakeFirstOrThrow();
   return row.offset_seconds;
 }
+
+/** Reads the clock row, which the migrations create: the readiness probe's one query. */
+export async function probeClockRow(db: Q): Promise<void> {
+  await db.selectFrom('service_clock').select('id').executeTakeFirstOrThrow();
+}
+
+/** Locks the clock row, which always exists: a lock for rare one-time work (the first start's bootstrap token). */
+export async function lockClockRow(trx: Transaction<DB>): Promise<void> {
+  await trx.selectFrom('service_clock').select('id').where('id', '=', 1).forUpdate().execute();
+}

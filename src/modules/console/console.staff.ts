@@ -3,8 +3,9 @@ import { notFound } from '../../http/errors.js';
 import { formatTimestamp, formatTimestampOrNull } from '../../lib/time.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
 import { attemptView } from '../webhooks/webhooks.service.js';
+import { selectDeliveryStates } from '../webhooks/webhooks.sql.js';
 import { selectBrandPage, selectIntegrationPage, type IntegrationFilters } from '../integrations/integrations.listing.sql.js';
-import { selectStaffPropertyPage } from '../properties/properties.listing.sql.js';
+import { countCoverageByIntegration, countPropertiesByBrand, selectStaffPropertyPage } from '../properties/properties.listing.sql.js';
 import {
   attemptsPerMinute,
   backlogByIntegration,
@@ -42,6 +43,7 @@ async function requireIntegration(deps: Deps, id: number) {
 export async function listBrands(deps: Deps, query: PageQuery & { q?: string }) {
   const p = paging(query);
   const { rows, total } = await selectBrandPage(deps.db, { q: query.q ?? null, limit: p.limit, offset: p.offset });
+  const properties = await countPropertiesByBrand(deps.db, rows.map((r) => r.id));
   return {
     data: rows.map((r) => ({
       id: r.id,
@@ -49,7 +51,7 @@ export async function listBrands(deps: Deps, query: PageQuery & { q?: string }) 
       plan: { active: r.plan_active },
       sandbox: r.sandbox,
       integrations: Number(r.integrations ?? 0),
-      properties: Number(r.properties ?? 0),
+      properties: properties.get(r.id) ?? 0,
       created_at: formatTimestamp(r.created_at),
     })),
     pagination: pagination(p.page, p.perPage, total),
@@ -60,29 +62,35 @@ export async function listIntegrations(deps: Deps, query: PageQuery & { status?:
   const p = paging(query);
   const filters: IntegrationFilters = { status: query.status ?? null, paused: query.paused ?? null, brandId: query.brand_id ?? null, q: query.q ?? null };
   const { rows, total } = await selectIntegrationPage(deps.db, filters, p);
-  const backlog = await backlogByIntegration(deps.db, rows.map((r) => r.id));
+  const ids = rows.map((r) => r.id);
+  const [backlog, states, covered] = await Promise.all([
+    backlogByIntegration(deps.db, ids),
+    selectDeliveryStates(deps.db, ids),
+    countCoverageByIntegration(deps.db, ids),
+  ]);
   const now = deps.clock.nowMs();
   return {
     data: rows.map((r) => {
       const b = backlog.get(r.id);
+      const s = states.get(r.id);
       return {
         id: r.id,
         slug: r.slug,
         name: r.name,
         brand: { id: r.brand_id, name: r.brand_name },
         status: r.status,
-        paused_at: formatTimestampOrNull(r.paused_at),
-        paused_reason: r.paused_reason,
+        paused_at: formatTimestampOrNull(s?.paused_at ?? null),
+        paused_reason: s?.paused_reason ?? null,
         webhook_url: r.webhook_url,
-        consecutive_failures: r.consecutive_failures,
-        last_success_at: formatTimestampOrNull(r.last_success_at),
-        last_failure_at: formatTimestampOrNull(r.last_failure_at),
-        next_attempt_at: formatTimestampOrNull(r.next_attempt_at),
+        consecutive_failures: s?.consecutive_failures ?? 0,
+        last_success_at: formatTimestampOrNull(s?.last_success_at ?? null),
+        last_failure_at: formatTimestampOrNull(s?.last_failure_at ?? null),
+        next_attempt_at: formatTimestampOrNull(s?.next_attempt_at ?? null),
         last_sequence: r.last_sequence,
         undelivered_events: b?.undelivered ?? 0,
         oldest_undelivered_at: formatTimestampOrNull(b?.oldestAt ?? null),
         oldest_undelivered_age_seconds: b?.oldestAt ? Math.max(0, Math.floor((now - b.oldestAt.getTime()) / 1000)) : null,
-        covered_properties: Number(r.covered ?? 0),
+        covered_properties: covered.get(r.id) ?? 0,
         created_at: formatTimestamp(r.created_at),
       };
     }),

@@ -1,9 +1,21 @@
-import { sql } from 'kysely';
+import { sql, type AliasedRawBuilder } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { fail } from '../../http/errors.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
-import { eventDeliveryColumns } from '../webhooks/webhooks.sql.js';
 import { EVENT_TYPES, type EventType } from './events.log.js';
+
+/**
+ * An event's delivery as the contract shows it, as three columns of a query over `events` under
+ * the alias `table`: the webhooks module owns delivery and supplies them.
+ */
+export type DeliveryColumns = (
+  table: string,
+  integrationId: number,
+) => {
+  status: AliasedRawBuilder<'pending' | 'delivered' | 'skipped', 'delivery_status'>;
+  attempts: AliasedRawBuilder<number, 'attempts'>;
+  deliveredAt: AliasedRawBuilder<Date | null, 'delivered_at'>;
+};
 
 export const REPLAY_DEFAULT_LIMIT = 100;
 export const REPLAY_MAX_LIMIT = 200;
@@ -42,7 +54,12 @@ export function parseTypesFilter(raw: string | undefined): EventType[] | null {
  * `errors.oldest_sequence` names the oldest event still available (the next one to be recorded
  * when none is).
  */
-export async function replayEvents(deps: Deps, integrationId: number, query: { afterSequence: number; limit: number; types: EventType[] | null }) {
+export async function replayEvents(
+  deps: Deps,
+  integrationId: number,
+  query: { afterSequence: number; limit: number; types: EventType[] | null },
+  deliveryColumns: DeliveryColumns,
+) {
   const { afterSequence, limit, types } = query;
   const bounds = await deps.db
     .selectFrom('integrations as i')
@@ -67,7 +84,7 @@ export async function replayEvents(deps: Deps, integrationId: number, query: { a
     );
   }
 
-  const delivery = eventDeliveryColumns('e', integrationId);
+  const delivery = deliveryColumns('e', integrationId);
   let q = deps.db
     .selectFrom('events as e')
     .select(['e.sequence', 'e.body', delivery.status, delivery.attempts, delivery.deliveredAt])

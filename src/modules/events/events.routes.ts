@@ -3,9 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
-import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT } from './events.replay.js';
-import { requestSync, SyncBody, SYNC_DAILY_CALLS, type SyncInput } from './events.sync.js';
+import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT, type DeliveryColumns } from './events.replay.js';
 
 const ReplayQuery = Type.Object({
   after_sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'The last sequence already applied; events after it are returned' })),
@@ -30,14 +28,8 @@ const ReplayPage = Type.Object({
   cursor: Type.Object({ next_after_sequence: Type.Integer(), has_more: Type.Boolean() }),
 });
 
-const SyncAccepted = Type.Object({
-  queued_properties: Type.Integer(),
-  horizon_days: Type.Integer(),
-  types: Type.Array(Type.String(), { description: 'Normalised to the .changed names' }),
-});
-
-/** GET /events (replay) and POST /sync on the integrations API. */
-export function registerEventRoutes(api: FastifyInstance, deps: Deps): void {
+/** GET /events (replay) on the integrations API, each event with its delivery (`deliveryColumns`). */
+export function registerEventRoutes(api: FastifyInstance, deps: Deps, deliveryColumns: DeliveryColumns): void {
   const tags = ['events'];
 
   api.get<{ Querystring: Static<typeof ReplayQuery> }>(
@@ -56,40 +48,8 @@ export function registerEventRoutes(api: FastifyInstance, deps: Deps): void {
         afterSequence: request.query.after_sequence ?? 0,
         limit: request.query.limit ?? REPLAY_DEFAULT_LIMIT,
         types,
-      });
+      }, deliveryColumns);
       return sendData(reply, 200, 'Events retrieved.', page.data, { cursor: page.cursor });
-    },
-  );
-
-  api.post<{ Body: SyncInput }>(
-    '/sync',
-    {
-      // No body (or null) is a sync of everything. The route validates the body once; its verdict
-      // is answered after the call is counted (refusals count), so it is attached, not sent.
-      preValidation: absentBodyIsEmpty(true),
-      validatorCompiler: bodyValidation(),
-      attachValidation: true,
-      schema: {
-        summary: 'Queue a full re-sync through the webhook path (one per 24 hours)',
-        tags,
-        body: SyncBody,
-        response: { 202: envelope(SyncAccepted), ...errorResponses(401, 403, 422, 429) },
-      },
-    },
-    async (request, reply) => {
-      // The daily quota is a tier of its own; it names the X-RateLimit fields when it is the
-      // tightest, on the 202 and on the refusals that follow the count (422, SYNC_TOO_SOON) alike.
-      const accepted = await requestSync(deps, request.integration.id, request.body, (remaining) => {
-        const shown = Number(reply.getHeader('x-ratelimit-remaining'));
-        if (!(Number.isFinite(shown) && shown < remaining)) {
-          reply.header('x-ratelimit-limit', String(SYNC_DAILY_CALLS)).header('x-ratelimit-remaining', String(remaining));
-        }
-      }, request.validationError);
-      return sendData(reply, 202, 'Sync queued.', {
-        queued_properties: accepted.queued_properties,
-        horizon_days: accepted.horizon_days,
-        types: accepted.types,
-      });
     },
   );
 }

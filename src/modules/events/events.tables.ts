@@ -1,30 +1,29 @@
 import type { Generated } from 'kysely';
 import type { Timestamp } from '../../db/schema.js';
 
-/** Per-integration POST /sync quota (migration 2026_11_22_0021_sync). */
-export interface SyncQuotaTable {
+export interface EventsTable {
   integration_id: number;
-  /** Asia/Kolkata day that `calls` counts, `YYYY-MM-DD`. */
-  day: string;
-  calls: number;
-  last_accepted_at: Timestamp | null;
-}
-
-/** An accepted sync, worked through in the background property by property. */
-export interface SyncJobsTable {
-  id: Generated<number>;
-  integration_id: number;
-  property_ids: number[];
-  /** Normalised kinds (`availability.changed`, …). */
-  types: string[];
-  next_index: Generated<number>;
+  sequence: number;
+  id: string;
+  type: string;
+  origin: 'partner' | 'doorloom';
+  property_id: number | null;
+  window_from: string | null;
+  window_to: string | null;
+  body: string;
   created_at: Timestamp;
-  started_at: Timestamp | null;
-  finished_at: Timestamp | null;
+  /**
+   * As recorded, and `skipped` when a send finds the kind unsubscribed. A delivered event keeps
+   * `pending`: at or below its integration's delivery cursor it was delivered (webhooks.sql.ts,
+   * eventDeliveryColumns); `delivered` and `delivered_at` are set only on events delivered before
+   * the delivery_cursor migration.
+   */
+  delivery_status: 'pending' | 'delivered' | 'skipped';
+  /** Failed attempts while pending (a delivered event's count adds its successful one). */
+  attempts: Generated<number>;
+  delivered_at: Timestamp | null;
 }
 
-/** Tables owned by the events module beyond the event log itself (which is in the foundation). */
 export interface EventTables {
-  sync_quota: SyncQuotaTable;
-  sync_jobs: SyncJobsTable;
+  events: EventsTable;
 }

@@ -8,7 +8,7 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** A page of brands, by id, with how many integrations and properties each has. */
+/** A page of brands, by id, with how many integrations each has. */
 export async function selectBrandPage(db: Q, options: { q: string | null; limit: number; offset: number }) {
   let base = db.selectFrom('brands as b');
   if (options.q) base = base.where('b.name', 'ilike', containsPattern(options.q));
@@ -21,7 +21,6 @@ export async function selectBrandPage(db: Q, options: { q: string | null; limit:
         'b.sandbox',
         'b.created_at',
         eb.selectFrom('integrations').select((e) => e.fn.countAll<number>().as('n')).whereRef('brand_id', '=', 'b.id').as('integrations'),
-        eb.selectFrom('properties').select((e) => e.fn.countAll<number>().as('n')).whereRef('brand_id', '=', 'b.id').as('properties'),
       ])
       .orderBy('b.id')
       .limit(options.limit)
@@ -41,13 +40,11 @@ export interface IntegrationFilters {
   q: string | null;
 }
 
-/** A page of integrations, by id, with their brand's name and how many properties they cover. */
+/** A page of integrations, by id, with their brand's name. */
 export async function selectIntegrationPage(db: Q, filters: IntegrationFilters, options: { limit: number; offset: number }) {
   let base = db
     .selectFrom('integrations as i')
-    .innerJoin('brands as b', 'b.id', 'i.brand_id')
-    // the delivery state is the webhooks module's table
-    .innerJoin('webhook_delivery_state as s', 's.integration_id', 'i.id');
+    .innerJoin('brands as b', 'b.id', 'i.brand_id');
   if (filters.status) base = base.where('i.status', '=', filters.status);
   if (filters.paused !== null) base = base.where('i.status', filters.paused ? '=' : '!=', 'paused');
   if (filters.brandId !== null) base = base.where('i.brand_id', '=', filters.brandId);
@@ -57,24 +54,7 @@ export async function selectIntegrationPage(db: Q, filters: IntegrationFilters, 
   }
   const [rows, total] = await Promise.all([
     base
-      .select((eb) => [
-        'i.id',
-        'i.slug',
-        'i.name',
-        'i.status',
-        'i.brand_id',
-        'b.name as brand_name',
-        'i.webhook_url',
-        's.paused_at',
-        's.paused_reason',
-        's.consecutive_failures',
-        's.last_success_at',
-        's.last_failure_at',
-        's.next_attempt_at',
-        'i.last_sequence',
-        'i.created_at',
-        eb.selectFrom('coverage').select((e) => e.fn.countAll<number>().as('n')).whereRef('integration_id', '=', 'i.id').as('covered'),
-      ])
+      .select(['i.id', 'i.slug', 'i.name', 'i.status', 'i.brand_id', 'b.name as brand_name', 'i.webhook_url', 'i.last_sequence', 'i.created_at'])
       .orderBy('i.id')
       .limit(options.limit)
       .offset(options.offset)

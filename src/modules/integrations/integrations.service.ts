@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
-import type { IntegrationsTable } from '../../db/schema.js';
+import type { IntegrationsTable } from './integrations.tables.js';
 import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
-import { forgetIntegration } from '../../http/auth.js';
+import { forgetIntegration } from './integrations.auth.js';
 import { fail, notFound, validationFailed } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { deliveryStateSource, pendingHead } from '../webhooks/webhooks.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -15,6 +16,39 @@ export async function brandIsSandbox(db: Q, id: number): Promise<boolean> {
 
 export function findIntegration(db: Q, id: number) {
   return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The last sequence recorded for the integration (0 when none or no such integration): a listing's watermark. */
+export async function selectLastSequence(db: Q, integrationId: number): Promise<number> {
+  const row = await db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId).executeTakeFirst();
+  return row?.last_sequence ?? 0;
+}
+
+/** Ids of the brands whose plan is active (`true`) or not, as a subquery. */
+export function brandIdsWithPlan(db: Q, active: boolean) {
+  return db.selectFrom('brands').select('id').where('plan_active', '=', active);
+}
+
+/** Each integration's horizon and status, as a derived table other modules join (flattened into a plain join). */
+export function integrationHorizons(db: Q) {
+  return db.selectFrom('integrations').select(['id', 'horizon_days', 'status']);
+}
+
+/** Each integration's delivery configuration, as a derived table the webhooks module joins (flattened into a plain join). */
+export function deliveryConfigSource(db: Q) {
+  return db.selectFrom('integrations').select(['id', 'slug', 'status', 'webhook_url', 'webhook_event_types', 'webhook_timeout_seconds']);
+}
+
+/** The integration's status; with `forUpdate`, its row locked until the transaction ends. */
+export async function integrationStatus(db: Q, integrationId: number, forUpdate = false) {
+  let q = db.selectFrom('integrations').select('status').where('id', '=', integrationId);
+  if (forUpdate) q = q.forUpdate();
+  return (await q.executeTakeFirstOrThrow()).status;
+}
+
+/** Every integration's id, ascending (each module's retention walks them). */
+export async function allIntegrationIds(db: Q): Promise<number[]> {
+  return (await db.selectFrom('integrations').select('id').orderBy('id').execute()).map((r) => r.id);
 }
 
 /** The id the next integration will have: its webhook secret is sealed with it before the row exists. */
@@ -50,9 +84,8 @@ export async function loadIntegrationWithFigures(db: Q, integrationId: number, w
   const row = await db
     .selectFrom('integrations as i')
     .innerJoin('brands as b', 'b.id', 'i.brand_id')
-    // the delivery state is the webhooks module's; `undelivered` is its counter (issue 17 #8: a
-    // count of the pending events grew with them, 1.1 s at 5M)
-    .innerJoin('webhook_delivery_state as s', 's.integration_id', 'i.id')
+    // `undelivered` is the webhooks module's counter: a count of the pending events grew with them (1.1 s at 5M)
+    .innerJoin(deliveryStateSource(db).as('s'), 's.integration_id', 'i.id')
     .selectAll('i')
     .select([
       's.undelivered',
@@ -75,18 +108,7 @@ export async function loadIntegrationWithFigures(db: Q, integrationId: number, w
     .where('i.id', '=', integrationId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const head = withHead
-    ? await db
-        .selectFrom('events')
-        .select(['sequence', 'attempts'])
-        .where('integration_id', '=', integrationId)
-        .where('delivery_status', '=', 'pending')
-        // below the delivery cursor every event has been delivered (webhooks.sql.ts)
-        .where('sequence', '>', row.delivery_cursor)
-        .orderBy('sequence')
-        .limit(1)
-        .executeTakeFirst()
-    : undefined;
+  const head = withHead ? await pendingHead(db, integrationId, row.delivery_cursor) : undefined;
   const {
     brand_name,
     undelivered,

@@ -1,5 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { lockClockRow } from '../clock/clock.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -99,5 +100,5 @@ export async function revokeStaffTokensWhere(
 
 /** Serialises concurrent first starts (several workers) on the clock row, which always exists. */
 export async function lockBootstrap(trx: Transaction<DB>): Promise<void> {
-  await sql`select id from service_clock where id = 1 for update`.execute(trx);
+  await lockClockRow(trx);
 }

@@ -1,18 +1,44 @@
 import type { Deps } from '../../deps.js';
+import { purgeExpiredIdempotencyKeys } from '../../http/idempotency.js';
 import { kolkataDate } from '../../lib/time.js';
-import { horizonRollJob } from '../calendar/calendar.horizon.js';
-import { retentionJob } from '../events/events.retention.js';
-import { inactiveSweep } from '../properties/properties.jobs.js';
+import { rollHorizon } from '../calendar/calendar.horizon.js';
+import { deleteExpiredEvents, RETENTION_CHUNK, RETENTION_DAYS } from '../events/events.retention.js';
+import { allIntegrationIds } from '../integrations/integrations.sql.js';
+import { runInactiveSweep } from '../properties/properties.jobs.js';
+import { deleteExpiredSyncJobs } from '../sync/sync.service.js';
+import { deleteExpiredAttempts } from '../webhooks/webhooks.retention.js';
+import { forgetDeletedEvents } from '../webhooks/webhooks.sql.js';
 import { claimJobRun, finishJobRun } from './jobs.sql.js';
 import type { DailyJob } from './jobs.types.js';
 
 export type { DailyJob } from './jobs.types.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /**
- * The daily jobs: each module exports its DailyJob and it is listed here. The staff route
+ * Deletes what the contract keeps for a limited time, each module its own rows: events, delivery
+ * attempts and finished sync jobs after 30 days, idempotency records after their 24 hours.
+ */
+export async function runRetention(deps: Deps, chunk = RETENTION_CHUNK) {
+  const now = deps.clock.nowMs();
+  const cutoff = new Date(now - RETENTION_DAYS * DAY_MS);
+  const events = await deleteExpiredEvents(deps, cutoff, await allIntegrationIds(deps.db), forgetDeletedEvents, chunk);
+  if (events > 0) deps.state.changes.wrote(['events', 'webhook_delivery_state']);
+  const attempts = await deleteExpiredAttempts(deps, cutoff, chunk);
+  const idempotencyKeys = await purgeExpiredIdempotencyKeys(deps.db, now);
+  const syncJobs = await deleteExpiredSyncJobs(deps, cutoff);
+  return { events, delivery_attempts: attempts, idempotency_keys: idempotencyKeys, sync_jobs: syncJobs };
+}
+
+/**
+ * The daily jobs: each module exports the function and it is named here. The staff route
  * `POST /jobs/{name}/run` runs one now.
  */
-export const dailyJobs: DailyJob[] = [horizonRollJob, inactiveSweep, retentionJob];
+export const dailyJobs: DailyJob[] = [
+  { name: 'horizon-roll', run: rollHorizon },
+  { name: 'inactive-sweep', run: runInactiveSweep },
+  { name: 'retention', run: (deps) => runRetention(deps) },
+];
 
 /**
  * Claims today's run of a job (one process wins, however many share the database) and runs it.

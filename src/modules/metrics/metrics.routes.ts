@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { authenticateStaff, bearerToken } from '../../http/auth.js';
+import { authenticateStaff, bearerToken } from '../integrations/integrations.auth.js';
 import { sendFailure } from '../../http/envelope.js';
 import { AppError, fail } from '../../http/errors.js';
 import { guardStaff } from '../../http/rate-limit.js';

@@ -1,6 +1,6 @@
-import type { DailyJob } from '../jobs/jobs.types.js';
 import type { Deps } from '../../deps.js';
 import { appendEvents, withEvents } from '../events/events.log.js';
+import { brandIdsWithPlan } from '../integrations/integrations.sql.js';
 import { propertyEventDraft } from './properties.payloads.js';
 
 const INACTIVE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
@@ -20,17 +20,16 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
     .set({ status: 'inactive', updated_at: now })
     .where('status', '=', 'active')
     .where('created_at', '<=', cutoff)
-    .where('brand_id', 'in', (eb) => eb.selectFrom('brands').select('id').where('plan_active', '=', false))
+    .where('brand_id', 'in', brandIdsWithPlan(deps.db, false))
     .returning('id')
     .execute();
 
   const candidates = await deps.db
-    .selectFrom('properties as p')
-    .innerJoin('brands as b', 'b.id', 'p.brand_id')
-    .select('p.id')
-    .where('p.status', '=', 'inactive')
-    .where('b.plan_active', '=', true)
-    .orderBy('p.id')
+    .selectFrom('properties')
+    .select('id')
+    .where('status', '=', 'inactive')
+    .where('brand_id', 'in', brandIdsWithPlan(deps.db, true))
+    .orderBy('id')
     .execute();
 
   let reactivated = 0;
@@ -56,5 +55,3 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
   }
   return { deactivated: deactivated.length, reactivated };
 }
-
-export const inactiveSweep: DailyJob = { name: 'inactive-sweep', run: runInactiveSweep };

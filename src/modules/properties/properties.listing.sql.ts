@@ -35,3 +35,27 @@ export async function selectStaffPropertyPage(db: Q, filters: { integrationId: n
   ]);
   return { rows, total: Number(total.n) };
 }
+
+/** How many properties each of the brands has (brands with none are absent). */
+export async function countPropertiesByBrand(db: Q, brandIds: number[]): Promise<Map<number, number>> {
+  if (brandIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('properties')
+    .select((eb) => ['brand_id', eb.fn.countAll<number>().as('n')])
+    .where('brand_id', 'in', brandIds)
+    .groupBy('brand_id')
+    .execute();
+  return new Map(rows.map((r) => [r.brand_id, Number(r.n)]));
+}
+
+/** How many properties each of the integrations covers (integrations with none are absent). */
+export async function countCoverageByIntegration(db: Q, integrationIds: number[]): Promise<Map<number, number>> {
+  if (integrationIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('coverage')
+    .select((eb) => ['integration_id', eb.fn.countAll<number>().as('n')])
+    .where('integration_id', 'in', integrationIds)
+    .groupBy('integration_id')
+    .execute();
+  return new Map(rows.map((r) => [r.integration_id, Number(r.n)]));
+}

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
 import { lockProperty, touchCalendar, type PropertyLock } from '../calendar/calendar.sql.js';
 import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
+import { findBrand, findIntegration, selectLastSequence } from '../integrations/integrations.sql.js';
 import { createColumns, updateColumns } from './properties.input.js';
 import {
   initialEventDrafts,
@@ -37,13 +38,10 @@ import {
   insertProperty,
   insertUnits,
   selectAliasHolders,
-  selectBrand,
   selectCoverage,
   selectCoverageByExternalId,
   selectCoverageOfProperty,
   selectCoveredPage,
-  selectIntegrationBrand,
-  selectLastSequence,
   selectProperty,
   selectUnits,
 } from './properties.sql.js';
@@ -318,7 +316,7 @@ export async function staffPropertyView(deps: Deps, propertyId: number): Promise
 export async function hostCreateProperty(deps: Deps, brandId: number, input: CreatePropertyInput) {
   const now = deps.clock.now();
   const id = await deps.db.transaction().execute(async (trx) => {
-    if (!(await selectBrand(trx, brandId))) throw notFound('No such brand.');
+    if (!(await findBrand(trx, brandId))) throw notFound('No such brand.');
     const row = await insertProperty(trx, {
       ...createColumns(input),
       brand_id: brandId,
@@ -394,7 +392,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const { created } = await writeTransaction(deps, async (trx) => {
-    const integration = await selectIntegrationBrand(trx, integrationId);
+    const integration = await findIntegration(trx, integrationId);
     if (!integration) throw notFound('No such integration.');
     // The property's lock before the state is read: the initial state recorded here is then newer
     // than every write with a lower sequence (writers of the property take the same lock).

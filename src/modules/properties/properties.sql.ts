@@ -74,6 +74,18 @@ export function selectCoverage(db: Q, integrationId: number, propertyId: number)
     .executeTakeFirst();
 }
 
+/** Ids of the properties the integration covers, ascending; with `among`, only those of them. */
+export async function selectCoveredPropertyIds(db: Q, integrationId: number, among?: number[]): Promise<number[]> {
+  let q = db.selectFrom('coverage').select('property_id').where('integration_id', '=', integrationId);
+  if (among) q = q.where('property_id', 'in', among);
+  return (await q.orderBy('property_id').execute()).map((r) => r.property_id);
+}
+
+/** Every coverage row, as a derived table other modules join (PostgreSQL flattens it into a plain join). */
+export function coverageSource(db: Q) {
+  return db.selectFrom('coverage').select(['integration_id', 'property_id', 'external_id', 'created_at']);
+}
+
 /** Coverage rows of a property (staff view). */
 export function selectCoverageOfProperty(db: Q, propertyId: number) {
   return db.selectFrom('coverage').select(['integration_id', 'external_id']).where('property_id', '=', propertyId).orderBy('integration_id').execute();
@@ -116,11 +128,6 @@ export async function selectCoveredPage(
   return { rows, total: Number(count.n) };
 }
 
-export async function selectLastSequence(db: Q, integrationId: number): Promise<number> {
-  const row = await db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId).executeTakeFirst();
-  return row?.last_sequence ?? 0;
-}
-
 export function insertProperty(db: Q, values: Insertable<PropertiesTable>): Promise<PropertyRow> {
   return db.insertInto('properties').values(values).returningAll().executeTakeFirstOrThrow();
 }
@@ -145,10 +152,3 @@ export async function deleteAliases(db: Q, integrationId: number, unitIds: numbe
 }
 
 /** Integration and brand of a staff coverage change. */
-export function selectIntegrationBrand(db: Q, integrationId: number) {
-  return db.selectFrom('integrations').select(['id', 'brand_id']).where('id', '=', integrationId).executeTakeFirst();
-}
-
-export function selectBrand(db: Q, brandId: number) {
-  return db.selectFrom('brands').select(['id', 'plan_active']).where('id', '=', brandId).executeTakeFirst();
-}

@@ -1,7 +1,23 @@
 import type { Generated } from 'kysely';
-import type { PropertiesBaseTable, Timestamp } from '../../db/schema.js';
+import type { Timestamp } from '../../db/schema.js';
 
 /** A property row: the foundation's base columns plus the contract's input groups (migration 0002). */
+export interface PropertiesBaseTable {
+  id: Generated<number>;
+  brand_id: number;
+  name: string;
+  status: Generated<'active' | 'inactive' | 'archived'>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CoverageTable {
+  integration_id: number;
+  property_id: number;
+  external_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface PropertiesTable extends PropertiesBaseTable {
   property_type: string | null;
   property_category: string | null;
@@ -62,6 +78,7 @@ export interface UnitAliasesTable {
 }
 
 export interface PropertyTables {
+  coverage: CoverageTable;
   properties: PropertiesTable;
   units: UnitsTable;
   unit_aliases: UnitAliasesTable;

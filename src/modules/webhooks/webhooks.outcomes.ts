@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason } from './webhooks.policy.js';
 import type { SendResult } from './webhooks.send.js';
 import { countFailedPing, insertAttempts, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
-import { setIntegrationStatus } from '../integrations/integrations.sql.js';
+import { integrationStatus, setIntegrationStatus } from '../integrations/integrations.sql.js';
 import { holdLease, type Lease } from './webhooks.leases.sql.js';
 
 /** One attempt as the attempt log keeps it. */
@@ -201,7 +201,7 @@ export async function recordEventFailure(
   const { integrationId } = subject;
   const outcome = await deps.db.transaction().execute(async (trx) => {
     if (lease) await holdLease(trx, lease);
-    const { status } = await trx.selectFrom('integrations').select('status').where('id', '=', integrationId).forUpdate().executeTakeFirstOrThrow();
+    const status = await integrationStatus(trx, integrationId, true);
     const row = await lockFailureCounters(trx, integrationId);
     const event = await trx
       .updateTable('events')
@@ -301,7 +301,7 @@ export async function recordPing(deps: Deps, subject: Subject, worker: string, a
     if (attempt.result.ok) {
       resumed = await resumeDelivery(trx, integrationId, { at: new Date(now), from: ['paused'], succeededAt: new Date(now) });
     } else {
-      const { status } = await trx.selectFrom('integrations').select('status').where('id', '=', integrationId).executeTakeFirstOrThrow();
+      const status = await integrationStatus(trx, integrationId);
       if (status === 'paused') await countFailedPing(trx, integrationId, new Date(now), new Date(now + PING_INTERVAL_MS));
     }
     await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);

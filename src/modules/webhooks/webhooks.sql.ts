@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhooks.tables.js';
+import { deliveryConfigSource } from '../integrations/integrations.sql.js';
 import { leaseHeldQuery, LeaseLostError, type Lease } from './webhooks.leases.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -19,7 +20,7 @@ export async function insertDeliveryState(db: Q, integrationId: number): Promise
 export function loadDeliveryState(db: Q, integrationId: number) {
   return db
     .selectFrom('webhook_delivery_state as s')
-    .innerJoin('integrations as i', 'i.id', 's.integration_id')
+    .innerJoin(deliveryConfigSource(db).as('i'), 'i.id', 's.integration_id')
     .select([
       'i.id',
       'i.slug',
@@ -100,6 +101,61 @@ export function pendingCondition(table: string, integrationId: number): RawBuild
   return sql<boolean>`(${sql.ref(`${table}.delivery_status`)} = 'pending' and ${sql.ref(`${table}.sequence`)} > ${deliveryCursorQuery(integrationId)})`;
 }
 
+/**
+ * The update, run as a CTE in the statement that deletes an integration's expired events (`gone`,
+ * with sequence and delivery_status), that takes the pending ones out of its undelivered count.
+ */
+export function forgetDeletedEvents(gone: string, integrationId: number): RawBuilder<unknown> {
+  // still to deliver: pending above the delivery cursor (those below it were delivered)
+  const undelivered = pendingCondition(gone, integrationId);
+  return sql`
+    update webhook_delivery_state set undelivered = undelivered - (select count(*) from ${sql.table(gone)} where ${undelivered})
+    where integration_id = ${integrationId} and exists (select 1 from ${sql.table(gone)} where ${undelivered})
+    returning 1
+  `;
+}
+
+/**
+ * Each integration's delivery state as other modules may show it, as a derived table to join on
+ * `integration_id` (PostgreSQL flattens it into a plain join: /me stays one round trip).
+ */
+export function deliveryStateSource(db: Q) {
+  return db
+    .selectFrom('webhook_delivery_state')
+    .select([
+      'integration_id',
+      'undelivered',
+      'cursor',
+      'consecutive_failures',
+      'last_success_at',
+      'last_failure_at',
+      'paused_at',
+      'paused_reason',
+      'next_attempt_at',
+    ]);
+}
+
+/** The delivery state of each of the integrations, by integration id (the staff listing). */
+export async function selectDeliveryStates(db: Q, integrationIds: number[]) {
+  if (integrationIds.length === 0) return new Map<number, never>();
+  const rows = await deliveryStateSource(db).where('integration_id', 'in', integrationIds).execute();
+  return new Map(rows.map((r) => [r.integration_id, r]));
+}
+
+/** The head of the delivery queue: the first pending event above the cursor, and its failed attempts. */
+export function pendingHead(db: Q, integrationId: number, cursor: number) {
+  return db
+    .selectFrom('events')
+    .select(['sequence', 'attempts'])
+    .where('integration_id', '=', integrationId)
+    .where('delivery_status', '=', 'pending')
+    // below the delivery cursor every event has been delivered
+    .where('sequence', '>', cursor)
+    .orderBy('sequence')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** The next pending events after `afterSequence`, in order: a range of the primary key from the cursor. */
 export function pendingEvents(db: Q, integrationId: number, afterSequence: number, limit: number) {
   return db
@@ -135,7 +191,7 @@ export async function hasPendingEvents(db: Q, integrationId: number): Promise<bo
  */
 export async function dueIntegrations(db: Q, now: Date, limit = 5000): Promise<number[]> {
   const rows = await db
-    .selectFrom('integrations as i')
+    .selectFrom(deliveryConfigSource(db).as('i'))
     .innerJoin('webhook_delivery_state as s', 's.integration_id', 'i.id')
     .select('i.id')
     .where('i.webhook_url', 'is not', null)

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import type { Subscription } from '../db/listener.js';
-import type { Deps } from '../deps.js';
-import { digestsEqual, sha256Hex } from '../lib/secrets.js';
-import { authenticateStaffToken, type StaffIdentity } from '../modules/integrations/staff-tokens.service.js';
-import { AppError, fail } from './errors.js';
-import { guardStaff, staffAttempt } from './rate-limit.js';
+import type { Subscription } from '../../db/listener.js';
+import type { Deps } from '../../deps.js';
+import { digestsEqual, sha256Hex } from '../../lib/secrets.js';
+import { authenticateStaffToken, type StaffIdentity } from './staff-tokens.service.js';
+import { AppError, fail } from '../../http/errors.js';
+import { guardStaff, staffAttempt, type IntegrationAuthHook } from '../../http/rate-limit.js';
 
 export interface IntegrationContext {
   id: number;
@@ -145,9 +145,6 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
   cache.set(hash, { row, until: now + CACHE_MS });
   return row;
 }
-
-/** The integrations API's authentication, as an onRequest hook with its `done` callback. */
-export type IntegrationAuthHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
 /**
  * onRequest hook of the integrations API: resolves the API key to its integration. A key verified

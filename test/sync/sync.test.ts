@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { horizonWindows, kolkataDate } from '../../src/lib/time.js';
-import { startSyncRunner } from '../../src/modules/events/events.sync.js';
+import { startSyncRunner } from '../../src/modules/sync/sync.runner.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
 import { cover, insertProperty } from '../calendar/fixtures.js';
 import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';

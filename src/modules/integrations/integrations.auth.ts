@@ -73,10 +73,12 @@ export interface AuthCache {
   keys: Map<string, { row: KeyRow; until: number }>;
   /** The change listener is not connected: nothing is cached meanwhile. */
   unheard: boolean;
+  /** This process's LISTEN connection is up: its own notifications come back to it. */
+  listening: boolean;
   /** forgetIntegration calls waiting to hear their own notification, by integration id. */
   echoes: Map<number, Set<() => void>>;
 }
-export const createAuthCache = (): AuthCache => ({ keys: new Map(), unheard: false, echoes: new Map() });
+export const createAuthCache = (): AuthCache => ({ keys: new Map(), unheard: false, listening: false, echoes: new Map() });
 
 /** Longest a key rotation waits to hear its own notification before it answers. */
 const ECHO_WAIT_MS = 1000;
@@ -96,7 +98,7 @@ export async function forgetIntegration(deps: Deps, integrationId: number): Prom
   // PostgreSQL hands a notification to every listener at once, so hearing our own echo means the
   // other processes have it too: the caller's next request, on any node, finds the old key gone.
   let heard: Promise<void> | null = null;
-  if (!cache.unheard) {
+  if (cache.listening) {
     heard = new Promise<void>((resolve) => {
       const waiters = cache.echoes.get(integrationId) ?? new Set();
       const done = () => {
@@ -232,6 +234,7 @@ export function authSubscription(deps: Pick<Deps, 'state'>): Subscription {
     },
     onState(state) {
       deps.state.authCache.unheard = state !== 'up';
+      deps.state.authCache.listening = state === 'up';
       forgetIntegrationLocally(deps, null); // whatever changed while no one listened
     },
   };

@@ -138,7 +138,7 @@ function availableUnits(night: NightRow, total: number, held: number, unavailabl
  * night's unavailable units are marked in one reused array by position, not gathered into a set
  * per night. With the holds as lists (calendarOf), the service's part of an availability rebuild
  * of the 92-night, 50-unit bench property (parse, calendarOf, this builder, serialising) went from
- * 640–660 to 495–520 µs in-process, for the same bytes (docs/performance.md, fifth round).
+ * 640–660 to 495–520 µs in-process, for the same bytes (measured in-process).
  */
 export function buildAvailability(data: CalendarData, window: DateWindow): AvailabilityPayload {
   const dates = eachDate(window.from, window.to);

@@ -18,9 +18,8 @@ import { readSnapshot } from './calendar.snapshots.js';
  * On PostgreSQL only (createRuntime): there the rebuild's statement runs on a pooled connection of
  * its own, beside the read that joins it. PGlite runs statements one at a time on the service's
  * own thread, where a rebuild nobody reads would hold up every request behind it, for a gain of
- * 0.1–0.4 ms against 0.6–1.2 ms on PostgreSQL (docs/performance.md, eleventh round). Rebuilding
- * after another process's write took the first read after it from 5.5–6.0 to 4.7 ms (p50, two
- * runs each way, twelfth round).
+ * 0.1–0.4 ms against 0.6–1.2 ms on PostgreSQL. Rebuilding after another process's write took the
+ * first read after it from about 5.8 to 4.7 ms (p50).
  */
 const MAX_PER_WRITE = 8;
 const subscribed = new WeakSet<Deps['signals']>();

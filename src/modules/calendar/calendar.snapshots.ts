@@ -149,7 +149,7 @@ const refShapeOf = (ask: SnapshotAsk): RefShape => (ask.refId === null ? 'ref' :
 
 /**
  * The snapshot statements, built once per shape (db/statement-template.ts). Measured in-process on
- * the bench property (92 nights, 50 units): see docs/performance.md, thirteenth round.
+ * the bench property (92 nights, 50 units): measured with the bench.
  */
 const headStatement = statementTemplate((v: SnapshotAsk, shape: RefShape, db) =>
   snapshotHeadQuery(coveredPropertyBy(db, v.integrationId, v.ref, shape === 'id' ? v.refId : null), lastSequenceQuery(db, v.integrationId)),

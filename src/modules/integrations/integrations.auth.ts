@@ -151,7 +151,7 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
 /**
  * onRequest hook of the integrations API: resolves the API key to its integration. A key verified
  * moments ago (the cache above) is answered at once, without a promise: the hook runs on every
- * request. Measured: see docs/performance.md, thirteenth round.
+ * request. Measured with the bench (docs/performance.md).
  */
 export function integrationAuth(deps: Deps): IntegrationAuthHook {
   return function authenticate(request, reply, done) {

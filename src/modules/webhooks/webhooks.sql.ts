@@ -269,7 +269,7 @@ export interface OutcomeWrite {
  * Marking each delivered event's row cost a new row version and an entry in every index of
  * `events`: in the delivery bench (one stream of 4,100 events, from a checkpoint) 2,618–2,634 B of
  * WAL per delivered event against 473–478 B now, and PostgreSQL's CPU per event went from
- * 0.05–0.06 to 0.03 ms (docs/performance.md, sixth round).
+ * 0.05–0.06 to 0.03 ms (measured with the bench).
  */
 export async function writeOutcomes(db: Q, w: OutcomeWrite): Promise<void> {
   const c = attemptColumns(w.attempts);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
 import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
-import { databaseUrl, STAFF_TOKEN } from '../helpers/context.js';
+import { databaseUrl, STAFF_TOKEN, transactionPooled } from '../helpers/context.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { scratchDatabase, startServer, withRuntime, type ScratchDatabase, type ServerProcess } from '../webhooks/process.js';
 
@@ -35,7 +35,9 @@ describe('pool settings', () => {
   });
 });
 
-describe.runIf(databaseUrl)('the LISTEN connection of a process (real processes, PostgreSQL)', () => {
+// These start processes in each pool mode against PostgreSQL itself, so they run in the direct
+// PostgreSQL run; a run through a pooler would hand its own pool settings to every process.
+describe.runIf(databaseUrl && !transactionPooled)('the LISTEN connection of a process (real processes, PostgreSQL)', () => {
   let receiver: Receiver;
   let admin: pg.Client;
   const servers: ServerProcess[] = [];

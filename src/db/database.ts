@@ -76,7 +76,8 @@ const NETWORK_MESSAGES = /connection terminated|timeout exceeded when trying to 
 /**
  * True when an error means "the database cannot be reached or cannot answer now", as opposed to a
  * fault of the statement: network failures, the server shutting down or ending the session
- * (57P01–57P03), connection exceptions (08xxx), too many connections (53300), a statement
+ * (57P01–57P03), connection exceptions (08xxx), too many connections (53300), a write reaching a
+ * server that is read-only now (25006, a standby during a failover), a statement
  * cancelled by its timeout (57014), and pg's own connect and read timeouts.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -85,7 +86,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') {
       if (NETWORK_CODES.has(code)) return true;
-      if (/^(57P0[123]|08...|53300|57014)$/.test(code)) return true;
+      if (/^(57P0[123]|08...|53300|57014|25006)$/.test(code)) return true;
     }
     const message = (e as { message?: unknown }).message;
     if (typeof message === 'string' && NETWORK_MESSAGES.test(message)) return true;

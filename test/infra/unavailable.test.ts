@@ -16,6 +16,7 @@ describe('isDatabaseUnavailable', () => {
     ['connection_does_not_exist', withCode('08003')],
     ['too_many_connections', withCode('53300')],
     ['statement timeout', withCode('57014', 'canceling statement due to statement timeout')],
+    ['read-only transaction (a standby during a failover)', withCode('25006', 'cannot execute INSERT in a read-only transaction')],
     ['pool connect timeout', new Error('timeout exceeded when trying to connect')],
     ['connect timeout', new Error('Connection terminated due to connection timeout')],
     ['connection ended', new Error('Connection terminated unexpectedly')],

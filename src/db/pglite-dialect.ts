@@ -144,7 +144,6 @@ class PGliteConnection implements DatabaseConnection {
     return parse.parseResults(messages, this.pg.parsers, { rowMode: 'object' })[0];
   }
 
-  // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not supported on the embedded database');
   }

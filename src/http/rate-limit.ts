@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { AppError, fail } from './errors.js';
-import type { CounterStore } from './rate-limit.store.js';
 import { sha256Hex } from '../lib/secrets.js';
 
 /** The integrations API's authentication, as an onRequest hook with its `done` callback. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX, buildApp } from '../../src/app.js';
 import { sql } from 'kysely';
-import { CALENDAR_SIGNAL, SnapshotCache } from '../../src/modules/calendar/calendar.snapshot-cache.js';
+import { SnapshotCache } from '../../src/modules/calendar/calendar.snapshot-cache.js';
 import { keepSnapshotsFresh } from '../../src/modules/calendar/calendar.snapshot-refresh.js';
 import { createRuntimeState } from '../../src/runtime.js';
 import { createTestContext, sessionUrl, type TestContext, type TestIntegration } from '../helpers/context.js';

@@ -13,7 +13,7 @@ import {
   type PoolMode,
 } from '../../scripts/fleet.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { allEvents, api, bookingBody, call, day, expectServiceAnswer, newKey, seedPartner, sleep, staff, type Answer, type Partner } from './fleet.helpers.js';
+import { allEvents, api, bookingBody, day, expectServiceAnswer, newKey, seedPartner, sleep, staff, type Answer, type Partner } from './fleet.helpers.js';
 
 /**
  * The fleet of deploy/ on this machine (npm run fleet): three nodes behind HAProxy, PgBouncer,

@@ -55,7 +55,6 @@ const TOLERANCE_SECONDS = 300;
 /** How far outside the tolerance the stale and future timestamps are: room for clock skew between hosts. */
 const OUTSIDE_TOLERANCE_SECONDS = TOLERANCE_SECONDS + 30;
 const API_VERSION = '2026-09';
-const USER_AGENT = `Doorloom-Webhooks/${API_VERSION}`;
 const SECRET_PREFIX = 'whsec_';
 const LARGE_PROPERTY_UNITS = 50;
 

@@ -7,7 +7,7 @@ import { availabilityForStay, isHoldConflict, unavailable } from '../calendar/ca
 import { type StayRules } from './bookings.input.js';
 import { bookingUnits, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import type { UnitEntryInput } from './bookings.schemas.js';
-import { isHost, selectAliases, selectPropertyExternalId, type BookingRow, type PropertyRef, type PropertyUnit, type Viewer } from './bookings.sql.js';
+import { isHost, selectAliases, selectPropertyExternalId, type BookingRow, type PropertyUnit, type Viewer } from './bookings.sql.js';
 import type { BookingUnit, MealPlan } from './bookings.tables.js';
 
 export const rulesOf = (deps: Deps): StayRules => ({ maxStayNights: deps.config.maxStayNights });

@@ -1,6 +1,4 @@
 import type { Static } from '@sinclair/typebox';
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { roundMoney } from '../../lib/money.js';
 import { addDays, clampToHorizon, daysBetween, eachDate, formatTimestamp, formatTimestampOrNull, kolkataDate, windowsForNights, type DateWindow } from '../../lib/time.js';

@@ -89,7 +89,7 @@ export interface AppendResult {
  * The transaction is withEvents' (see events.unit.ts), which wakes delivery once it has committed.
  *
  * Callers hold the lock that serialises the writers of what the payloads carry (for a property:
- * its calendar lock, lockPropertyCalendar, or a stronger lock of its row) from before `build`
+ * its lock, lockProperty, or a stronger lock of its row) from before `build`
  * reads until the commit: the payloads are then never older than their sequences.
  */
 export async function appendEvents(trx: EventTransaction, options: AppendOptions): Promise<AppendResult> {

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
-import { envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { errorResponses, Nullable } from '../../http/schemas.js';
 import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT, type DeliveryColumns } from './events.replay.js';
 
 const ReplayQuery = Type.Object({

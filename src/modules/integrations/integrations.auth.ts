@@ -4,7 +4,7 @@ import type { Subscription } from '../../db/listener.js';
 import type { Deps } from '../../deps.js';
 import { digestsEqual, sha256Hex } from '../../lib/secrets.js';
 import { authenticateStaffToken, type StaffIdentity } from './staff-tokens.service.js';
-import { AppError, fail } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { guardStaff, staffAttempt, type IntegrationAuthHook } from '../../http/rate-limit.js';
 
 export interface IntegrationContext {

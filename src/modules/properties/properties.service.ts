@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { calendarEventDrafts, type CalendarKind } from '../calendar/calendar.payloads.js';
+import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import { lockProperty, touchCalendar, type PropertyLock } from '../calendar/calendar.sql.js';
 import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
 import { findBrand, findIntegration, selectLastSequence } from '../integrations/integrations.sql.js';

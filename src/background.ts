@@ -34,8 +34,6 @@ export async function startProcess(deps: Deps, options: { background: boolean })
   const url = listenUrl(deps.config);
   const hearing = deps.engine !== 'postgres' ? 'single' : url ? 'listen' : 'poll';
   if (hearing === 'poll') {
-    // Nothing would tell this process of a rotated key: read keys from the database on every request.
-    deps.state.authCache.unheard = true;
     deps.log.warn(
       { wakeUpDelayMs: SCAN_UNHEARD_MS, apiKeyCacheMs: 0, integrationViewMs: VIEW_SHARED_MS },
       `DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: no LISTEN; other processes' events wait up to ${SCAN_UNHEARD_MS} ms for delivery (polling), ` +

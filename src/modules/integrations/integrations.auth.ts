@@ -143,6 +143,9 @@ async function findIntegrationByKey(deps: Deps, token: string): Promise<KeyRow |
     return undefined;
   }
   if (deps.state.authCache.unheard) return row; // another process's revocation could not reach us
+  // Behind a transaction pooler the service runs as a fleet, where a rotated key must be refused on
+  // every node the moment the rotation answers: no notification is that fast, so nothing is cached.
+  if (deps.config.databasePoolMode === 'transaction') return row;
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(hash, { row, until: now + CACHE_MS });
   return row;

@@ -12,25 +12,15 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './fleet.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const STAFF_TOKEN = `dls_${'C'.repeat(40)}`;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Node {
   url: string;

@@ -9,10 +9,9 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { loadState } from './fleet.js';
+import { freePort, loadState } from './fleet.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -20,16 +19,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const asPostgres = (command: string, args: string[]) =>
   execFileSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args], { stdio: 'pipe' }).toString();
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });

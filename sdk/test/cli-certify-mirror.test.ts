@@ -1,13 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
-import { startService, until, type Service } from './sync-helpers.js';
+import { startCli, startService, until, type Service } from './sync-helpers.js';
+import { freePort } from '../../test/webhooks/process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 /** The mirror's read API may ask for a token; both processes get the same one. */
 const READ_TOKEN = 'certify-read-token';
 
@@ -22,32 +20,6 @@ afterAll(async () => {
   await service.stop();
   await ctx.close();
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** `doorloom-partner …` from source through tsx's loader. */
-function cli(args: string[]): { child: ChildProcess; exited: Promise<number | null>; stdout: () => string; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sdk/src/cli/main.ts', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let output = '';
-  child.stdout!.on('data', (c) => ((stdout += c), (output += c)));
-  child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-  return { child, exited, stdout: () => stdout, output: () => output };
-}
 
 async function appliedThrough(url: string): Promise<number | null> {
   try {
@@ -85,7 +57,7 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-certify-'));
-  const mirror = cli([
+  const mirror = startCli([
     'mirror',
     '--base-url', service.baseUrl,
     '--api-key', integration.apiKey,
@@ -93,14 +65,14 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
     '--listen', `127.0.0.1:${port}`,
     '--store', dir,
     '--poll-ms', '500',
-  ]);
+  ], { DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
   try {
     await until(async () => (await appliedThrough(url)) !== null, 30_000, `the mirror to listen: ${mirror.output()}`);
     expect((await ctx.staff('PATCH', `/integrations/${integration.id}`, { webhook: { url: `${url}/webhooks` } })).statusCode).toBe(200);
     await createProperty(integration, 'CERT-1');
     await until(async () => (await appliedThrough(url)) === (await lastSequence(integration)), 60_000, 'the mirror to catch up');
 
-    const certify = cli(['certify', '--receiver', `${url}/webhooks`, '--webhook-secret', integration.webhookSecret, '--state-url', url, '--json']);
+    const certify = startCli(['certify', '--receiver', `${url}/webhooks`, '--webhook-secret', integration.webhookSecret, '--state-url', url, '--json'], { DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
     expect(await certify.exited).toBe(0);
     const report = JSON.parse(certify.stdout()) as { passed: boolean; checks: Array<{ name: string; passed: boolean }> };
     expect(report.checks.filter((c) => !c.passed)).toEqual([]);

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -10,9 +9,8 @@ import { book, createVilla, day, lastSequence } from '../../test/bookings/fixtur
 import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../../test/helpers/receiver.js';
 import { createWebhookVerifier } from '../src/webhooks.js';
-import { startService, until, type Service } from './sync-helpers.js';
+import { startCli, startService, until, type Service } from './sync-helpers.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 /** How long the CLI stays stopped (SIGSTOP) while events are recorded. */
 const STOPPED_MS = 20_000;
 
@@ -27,26 +25,6 @@ afterAll(async () => {
   await service?.stop();
   await ctx?.close();
 });
-
-interface Cli {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  output(): string;
-}
-
-/** `doorloom-partner …` run from source through tsx's loader (signals reach the CLI itself). */
-function startCli(args: string[], env: Record<string, string>): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sdk/src/cli/main.ts', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-  return { child, exited, output: () => output };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -6,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
-import { addDays, differences, httpMirror, kolkataDate, startService, until, type Service } from './sync-helpers.js';
+import { addDays, differences, httpMirror, kolkataDate, startCli, startService, until, type Cli as BaseCli, type Service } from './sync-helpers.js';
+import { freePort } from '../../test/webhooks/process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const HORIZON = 60;
 const READ_TOKEN = 'mirror-read-token-for-the-test';
 
@@ -25,39 +24,13 @@ afterAll(async () => {
   await ctx.close();
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Cli {
-  child: ChildProcess;
+interface Cli extends BaseCli {
   url: string;
-  exited: Promise<number | null>;
-  output(): string;
 }
 
-/**
- * `doorloom-partner mirror …` run from source through tsx's loader, under umask 000 (the store's
- * modes must not depend on it); `exec` keeps the CLI the child, so signals reach it.
- */
-function startCli(args: string[], port: number, env: Record<string, string> = {}): Cli {
-  const child = spawn('sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, '--import', 'tsx', 'sdk/src/cli/main.ts', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-  return { child, url: `http://127.0.0.1:${port}`, exited, output: () => output };
+/** `doorloom-partner mirror …` under umask 000: the store's modes must not depend on it. */
+function startMirrorCli(args: string[], port: number, env: Record<string, string> = {}): Cli {
+  return { ...startCli(args, env, { umask: '000' }), url: `http://127.0.0.1:${port}` };
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -132,19 +105,19 @@ async function book(integration: TestIntegration, externalId: string, offset: nu
 
 describe('doorloom-partner mirror', () => {
   it('refuses a bad configuration with one line and exit code 2', async () => {
-    const cli = startCli(['mirror', '--base-url', 'http://127.0.0.1:1', '--listen', 'nowhere'], 0);
+    const cli = startMirrorCli(['mirror', '--base-url', 'http://127.0.0.1:1', '--listen', 'nowhere'], 0);
     expect(await cli.exited).toBe(2);
     expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: /)]);
   });
 
   it('refuses to start without a read token (naming the flag and the variable), with a too short secret or on a taken port', async () => {
     const env = { DOORLOOM_URL: 'http://127.0.0.1:1', DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: 'whsec_MDEyMzQ1Njc4OWFiY2RlZg==' };
-    const cli = startCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, env);
+    const cli = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, env);
     expect(await cli.exited).toBe(2);
     expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: .*--read-token \(or DOORLOOM_MIRROR_READ_TOKEN\)/)]);
 
     // a secret too short to be a key, and a port already taken, are the operator's to fix too
-    const weak = startCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, { ...env, DOORLOOM_WEBHOOK_SECRET: 'whsec_', DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+    const weak = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, { ...env, DOORLOOM_WEBHOOK_SECRET: 'whsec_', DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
     expect(await weak.exited).toBe(2);
     expect(weak.output()).toMatch(/^configuration error: --webhook-secret/);
     const taken = net.createServer();
@@ -152,7 +125,7 @@ describe('doorloom-partner mirror', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-cli-'));
     try {
       const port = (taken.address() as net.AddressInfo).port;
-      const busy = startCli(['mirror', '--listen', `127.0.0.1:${port}`, '--store', dir], port, { ...env, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+      const busy = startMirrorCli(['mirror', '--listen', `127.0.0.1:${port}`, '--store', dir], port, { ...env, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
       expect(await busy.exited).toBe(2);
       expect(busy.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: cannot listen on .*EADDRINUSE/)]);
     } finally {
@@ -169,7 +142,7 @@ describe('doorloom-partner mirror', () => {
     // the credentials from the environment, as the README runs it; the API key as a flag still works
     const env = { DOORLOOM_URL: service.baseUrl, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN };
     const args = ['mirror', '--api-key', integration.apiKey, '--listen', `127.0.0.1:${port}`, '--store', dir, '--poll-ms', '500'];
-    let cli = startCli(args, port, env);
+    let cli = startMirrorCli(args, port, env);
     try {
       await until(async () => (await status(cli)) !== null, 30_000, `the CLI to listen: ${cli.output()}`);
       expect((await ctx.staff('PATCH', `/integrations/${integration.id}`, { webhook: { url: `${cli.url}/webhooks` } })).statusCode).toBe(200);
@@ -187,7 +160,7 @@ describe('doorloom-partner mirror', () => {
       expect(before).toBeNull();
       await ctx.staff('PUT', `/properties/${first.doorloom_id}/calendar`, { from: addDays(kolkataDate(ctx.deps.clock.now()), 2), to: addDays(kolkataDate(ctx.deps.clock.now()), 4), block_scope: 'everywhere' });
 
-      cli = startCli(args, port, env);
+      cli = startMirrorCli(args, port, env);
       await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(integration)), 60_000, `the restarted CLI to catch up: ${cli.output()}`);
       await book(integration, 'CLI-3', 12);
       await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(integration)), 30_000, 'the last booking');

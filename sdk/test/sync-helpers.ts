@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startProcess, type ProcessWork } from '../../src/background.js';
@@ -184,3 +186,30 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs: 
 }
 
 export { addDays, kolkataDate };
+
+const ROOT_DIR = path.resolve(import.meta.dirname, '../..');
+
+export interface Cli {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  /** stdout alone. */
+  stdout(): string;
+  /** stdout and stderr as they arrived. */
+  output(): string;
+}
+
+/**
+ * `doorloom-partner …` run from source through tsx's loader, with only PATH, HOME and `env`
+ * (`umask`: set by a shell that then execs the CLI, so signals still reach it).
+ */
+export function startCli(args: string[], env: Record<string, string> = {}, options: { umask?: string } = {}): Cli {
+  const command = [process.execPath, '--import', 'tsx', 'sdk/src/cli/main.ts', ...args];
+  const [file, argv] = options.umask ? ['sh', ['-c', `umask ${options.umask}; exec "$0" "$@"`, ...command]] : [command[0], command.slice(1)];
+  const child = spawn(file, argv, { cwd: ROOT_DIR, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let output = '';
+  child.stdout!.on('data', (c) => ((stdout += c), (output += c)));
+  child.stderr!.on('data', (c) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  return { child, exited, stdout: () => stdout, output: () => output };
+}

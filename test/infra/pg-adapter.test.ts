@@ -19,7 +19,9 @@ function open(mode: PoolMode, max = 1): { db: Kysely<any>; pool: pg.Pool } {
     max,
     ...(mode === 'session' ? { options: `-c search_path=${schema}` } : {}),
   });
+  // as openDatabase does: a session ended while a client is checked out must not be an unhandled 'error'
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<any>({ dialect: new PgDialect({ pool, mode, statementTimeoutMs: 4321, searchPath: mode === 'transaction' ? `"${schema}"` : null }) });
   return { db, pool };
 }

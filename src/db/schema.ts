@@ -53,6 +53,7 @@ export const TABLE_OWNERS = {
   events: 'events',
   webhook_delivery_state: 'webhooks',
   delivery_attempts: 'webhooks',
+  delivery_marks: 'webhooks',
   work_leases: 'webhooks',
   sync_quota: 'sync',
   sync_jobs: 'sync',

@@ -46,10 +46,18 @@ describe('retention in bounded chunks', () => {
       .values(range(1, 25).map((n) => attempt(n <= 20 && n !== 5 ? old : new Date(now), n)))
       .execute();
 
+    // delivery marks: one made before the cutoff, one after
+    await ctx.deps.db.insertInto('delivery_marks').values([
+      { integration_id: straddled.id, sequence: 2, failures: 1, marked_at: old },
+      { integration_id: straddled.id, sequence: 45, failures: 1, marked_at: new Date(now) },
+    ]).execute();
+
     // chunks of 7 rows: 40 expired rows of one integration take six chunks, the last one partly
     const result = await runRetention(ctx.deps, 7);
     expect(result.events).toBe(40 + 14);
     expect(result.delivery_attempts).toBe(19);
+    expect(result.delivery_marks).toBe(1);
+    expect((await ctx.deps.db.selectFrom('delivery_marks').select('sequence').where('integration_id', '=', straddled.id).execute()).map((m) => Number(m.sequence))).toEqual([45]);
     expect(await sequencesOf(straddled.id)).toEqual(range(41, 50));
     expect(await sequencesOf(fresh.id)).toEqual(range(1, 20));
     expect(await sequencesOf(gone.id)).toEqual([]);

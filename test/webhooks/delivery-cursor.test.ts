@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import * as deliveryMarksMigration from '../../src/db/migrations/2026_11_28_0501_delivery_marks.js';
 import { formatTimestamp } from '../../src/lib/time.js';
 import { writeOutcomes } from '../../src/modules/webhooks/webhooks.sql.js';
 import { backlogByIntegration, backlogMovements } from '../../src/modules/webhooks/webhooks.stats.sql.js';
@@ -36,8 +38,9 @@ async function replay(i: TestIntegration) {
   return res.json().data as Array<{ sequence: number; delivery: { status: string; attempts: number; delivered_at: string | null } }>;
 }
 
-const rawRows = (id: number) =>
-  ctx.deps.db.selectFrom('events').select(['sequence', 'delivery_status', 'attempts', 'delivered_at']).where('integration_id', '=', id).orderBy('sequence').execute();
+const rawRows = (id: number) => ctx.deps.db.selectFrom('events').selectAll().where('integration_id', '=', id).orderBy('sequence').execute();
+const marksOf = (id: number) =>
+  ctx.deps.db.selectFrom('delivery_marks').select(['sequence', 'skipped', 'failures']).where('integration_id', '=', id).orderBy('sequence').execute();
 
 const cursorOf = async (id: number) =>
   Number((await ctx.deps.db.selectFrom('webhook_delivery_state').select('cursor').where('integration_id', '=', id).executeTakeFirstOrThrow()).cursor);
@@ -46,6 +49,7 @@ describe('delivery by cursor', () => {
   it('shows delivered events as delivered, with their attempts and the answer time of their successful attempt, without writing their rows', async () => {
     const integration = await ctx.createIntegration({ webhook: { url: `${receiver.url}/cursor` } });
     await recordEvents(ctx, integration.id, 5);
+    const recorded = await rawRows(integration.id);
     const worker = startDeliveryWorker(ctx.deps, { pollMs: 50 });
     try {
       failFirst = 1; // the first event fails once, then everything goes
@@ -56,11 +60,9 @@ describe('delivery by cursor', () => {
       await worker.stop();
     }
 
-    // the rows: still as recorded, the failure counted on the first
-    const raw = await rawRows(integration.id);
-    expect(raw.map((r) => r.delivery_status)).toEqual(Array(5).fill('pending'));
-    expect(raw.map((r) => r.delivered_at)).toEqual(Array(5).fill(null));
-    expect(raw.map((r) => r.attempts)).toEqual([1, 0, 0, 0, 0]);
+    // the rows: as recorded; the failure is counted on the first event's mark
+    expect(await rawRows(integration.id)).toEqual(recorded);
+    expect((await marksOf(integration.id)).map((m) => [Number(m.sequence), m.skipped, m.failures])).toEqual([[1, false, 1]]);
 
     const successes = new Map(
       (await ctx.deps.db.selectFrom('delivery_attempts').select(['sequence', 'attempted_at', 'duration_ms']).where('integration_id', '=', integration.id).where('success', '=', true).execute()).map((a) => [Number(a.sequence), a]),
@@ -81,20 +83,18 @@ describe('delivery by cursor', () => {
     expect(await backlogByIntegration(ctx.deps.db, [integration.id])).toEqual(new Map());
   });
 
-  it('reads rows delivered before the cursor took over as they are, and splits the staff list by status', async () => {
+  it('shows events skipped on the way as skipped, and splits the staff list by status', async () => {
     const integration = await ctx.createIntegration();
     await recordEvents(ctx, integration.id, 6);
     await ctx.deps.db.updateTable('events').set({ created_at: new Date(ctx.deps.clock.nowMs() - 10_000) }).where('integration_id', '=', integration.id).execute();
     const at = new Date(ctx.deps.clock.nowMs() - 5_000);
-    // as a database delivered under the row marks left it: 1–2 marked delivered, 3 skipped, the
-    // cursor at 3; then 4 delivered by cursor, with its attempt; 5–6 still to deliver
-    await ctx.deps.db.updateTable('events').set({ delivery_status: 'delivered', delivered_at: at, attempts: 1 }).where('integration_id', '=', integration.id).where('sequence', '<=', 2).execute();
-    await ctx.deps.db.updateTable('events').set({ delivery_status: 'skipped' }).where('integration_id', '=', integration.id).where('sequence', '=', 3).execute();
     const answered = new Date(ctx.deps.clock.nowMs() - 2_000);
     const attempt = (sequence: number, attemptedAt: Date, durationMs: number) =>
       ({ integration_id: integration.id, event_id: `e${sequence}`, event_type: 'availability.changed', sequence, attempt: 1, attempted_at: attemptedAt, duration_ms: durationMs, status_code: 200, error: null, success: true, response_body: null, worker: 'test' });
-    await ctx.deps.db.insertInto('delivery_attempts').values([attempt(1, at, 0), attempt(2, at, 0), attempt(4, answered, 250)]).execute();
-    await ctx.deps.db.updateTable('webhook_delivery_state').set({ cursor: 4, undelivered: 2 }).where('integration_id', '=', integration.id).execute();
+    // 1–2 delivered, 3 found unsubscribed when its turn came; then 4 delivered; 5–6 still to deliver
+    await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2], skipped: [3], attempts: [attempt(1, at, 0), attempt(2, at, 0)], touchSuccessAt: null });
+    await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [4], skipped: [], attempts: [attempt(4, answered, 250)], touchSuccessAt: null });
+    expect(await cursorOf(integration.id)).toBe(4);
 
     const rows = await replay(integration);
     expect(rows.map((r) => r.delivery)).toEqual([
@@ -115,7 +115,7 @@ describe('delivery by cursor', () => {
     const fifth = await ctx.deps.db.selectFrom('events').select('created_at').where('integration_id', '=', integration.id).where('sequence', '=', 5).executeTakeFirstOrThrow();
     expect(backlog).toEqual({ undelivered: 2, oldestAt: new Date(fifth.created_at) });
 
-    // the backlog at a moment: recorded before it, not delivered by then (skipped never counts)
+    // the backlog at a moment: recorded before it, not delivered by then (skipped never counts; 1 and 2 were answered 5 s ago)
     const now = ctx.deps.clock.nowMs();
     const movements = await backlogMovements(ctx.deps.db, integration.id, new Date(now - 3_000), new Date(now + 60_000));
     expect(movements.atStart).toBe(3); // 4 (answered 1.75 s before now), 5 and 6
@@ -139,5 +139,28 @@ describe('delivery by cursor', () => {
     const state = await ctx.deps.db.selectFrom('webhook_delivery_state').select(['undelivered', 'cursor']).where('integration_id', '=', integration.id).executeTakeFirstOrThrow();
     expect({ undelivered: Number(state.undelivered), cursor: Number(state.cursor) }).toEqual({ undelivered: 1, cursor: 3 });
     expect((await deliveryRows(ctx.deps.db, integration.id)).map((r) => [r.sequence, r.delivery_status])).toEqual([[3, 'delivered'], [4, 'pending']]);
+  });
+
+  it('moves the delivery facts of rows written by earlier releases into marks (the delivery_marks migration, down and up)', async () => {
+    const integration = await ctx.createIntegration();
+    await recordEvents(ctx, integration.id, 4);
+    await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [], skipped: [3], attempts: [], touchSuccessAt: null });
+    await ctx.deps.db.updateTable('webhook_delivery_state').set({ cursor: 3 }).where('integration_id', '=', integration.id).execute();
+    await deliveryMarksMigration.down(ctx.deps.db);
+    // as an earlier release left them: 1 marked delivered after a failure, 2 delivered by cursor,
+    // 3 skipped on the way, 4 pending with two failures
+    await sql`update events set delivery_status = 'delivered', attempts = 2 where integration_id = ${integration.id} and sequence = 1`.execute(ctx.deps.db);
+    await sql`update events set attempts = 2 where integration_id = ${integration.id} and sequence = 4`.execute(ctx.deps.db);
+    expect((await sql<{ s: string }>`select delivery_status as s from events where integration_id = ${integration.id} order by sequence`.execute(ctx.deps.db)).rows.map((r) => r.s)).toEqual(['delivered', 'pending', 'skipped', 'pending']);
+    await deliveryMarksMigration.up(ctx.deps.db);
+
+    expect((await rawRows(integration.id)).map((r) => r.delivery_status)).toEqual(['pending', 'pending', 'skipped', 'pending']);
+    expect((await marksOf(integration.id)).map((m) => [Number(m.sequence), m.skipped, m.failures])).toEqual([[1, false, 1], [4, false, 2]]);
+    expect((await replay(integration)).map((r) => [r.sequence, r.delivery.status, r.delivery.attempts])).toEqual([
+      [1, 'delivered', 2],
+      [2, 'delivered', 1],
+      [3, 'skipped', 0],
+      [4, 'pending', 2],
+    ]);
   });
 });

@@ -20,6 +20,7 @@ import * as brandSandbox from './2026_11_28_0401_brand_sandbox.js';
 import * as staffTokenScopes from './2026_11_28_0301_staff_token_scopes.js';
 
 import * as workLeases from './2026_11_28_0201_work_leases.js';
+import * as deliveryMarks from './2026_11_28_0501_delivery_marks.js';
 
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
@@ -42,9 +43,8 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0201_unit_hold_versions': unitHoldVersions,
   '2026_11_25_0301_delivery_cursor': deliveryCursor,
   '2026_11_27_0101_unit_aliases_unit_index': unitAliasesUnitIndex,
-  '2026_11_28_0401_brand_sandbox': brandSandbox,
-
-  '2026_11_28_0301_staff_token_scopes': staffTokenScopes,
-
   '2026_11_28_0201_work_leases': workLeases,
+  '2026_11_28_0301_staff_token_scopes': staffTokenScopes,
+  '2026_11_28_0401_brand_sandbox': brandSandbox,
+  '2026_11_28_0501_delivery_marks': deliveryMarks,
 };

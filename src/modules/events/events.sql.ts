@@ -142,6 +142,16 @@ export function eventsInsert(target: EventsTarget, rows: EventRow[]): RawBuilder
 /** The rows insertEventsQuery wrote (0 when the integration was disabled meanwhile). */
 export const writtenEvents = (result: QueryResult<unknown>): number => (result.rows[0] as { n: number } | undefined)?.n ?? 0;
 
+/**
+ * The event log as other modules read it, a derived table to select from (PostgreSQL flattens it
+ * into the reader's statement). Rows are written once, by the append, and deleted by retention.
+ */
+export function eventLog(db: Q) {
+  return db
+    .selectFrom('events')
+    .select(['integration_id', 'sequence', 'id', 'type', 'origin', 'property_id', 'window_from', 'window_to', 'body', 'created_at', 'delivery_status']);
+}
+
 /** The integration's last sequence, as a query to run inside another statement (a snapshot's watermark). */
 export function lastSequenceQuery(db: Kysely<DB> | Transaction<DB>, integrationId: number) {
   return db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId);

@@ -13,15 +13,11 @@ export interface EventsTable {
   body: string;
   created_at: Timestamp;
   /**
-   * As recorded, and `skipped` when a send finds the kind unsubscribed. A delivered event keeps
-   * `pending`: at or below its integration's delivery cursor it was delivered (webhooks.sql.ts,
-   * eventDeliveryColumns); `delivered` and `delivered_at` are set only on events delivered before
-   * the delivery_cursor migration.
+   * Whether the event is to be delivered, decided when it is recorded (`skipped`: its kind was not
+   * subscribed). Never updated: what happened on its way is the webhooks module's (delivery
+   * cursor, delivery_marks, attempts).
    */
-  delivery_status: 'pending' | 'delivered' | 'skipped';
-  /** Failed attempts while pending (a delivered event's count adds its successful one). */
-  attempts: Generated<number>;
-  delivered_at: Timestamp | null;
+  delivery_status: 'pending' | 'skipped';
 }
 
 export interface EventTables {

@@ -6,7 +6,7 @@ import { deleteExpiredEvents, RETENTION_CHUNK, RETENTION_DAYS } from '../events/
 import { allIntegrationIds } from '../integrations/integrations.sql.js';
 import { runInactiveSweep } from '../properties/properties.jobs.js';
 import { deleteExpiredSyncJobs } from '../sync/sync.service.js';
-import { deleteExpiredAttempts } from '../webhooks/webhooks.retention.js';
+import { deleteExpiredAttempts, deleteExpiredMarks } from '../webhooks/webhooks.retention.js';
 import { forgetDeletedEvents } from '../webhooks/webhooks.sql.js';
 import { claimJobRun, finishJobRun } from './jobs.sql.js';
 import type { DailyJob } from './jobs.types.js';
@@ -25,9 +25,10 @@ export async function runRetention(deps: Deps, chunk = RETENTION_CHUNK) {
   const events = await deleteExpiredEvents(deps, cutoff, await allIntegrationIds(deps.db), forgetDeletedEvents, chunk);
   if (events > 0) deps.state.changes.wrote(['events', 'webhook_delivery_state']);
   const attempts = await deleteExpiredAttempts(deps, cutoff, chunk);
+  const marks = await deleteExpiredMarks(deps, cutoff);
   const idempotencyKeys = await purgeExpiredIdempotencyKeys(deps.db, now);
   const syncJobs = await deleteExpiredSyncJobs(deps, cutoff);
-  return { events, delivery_attempts: attempts, idempotency_keys: idempotencyKeys, sync_jobs: syncJobs };
+  return { events, delivery_attempts: attempts, delivery_marks: marks, idempotency_keys: idempotencyKeys, sync_jobs: syncJobs };
 }
 
 /**

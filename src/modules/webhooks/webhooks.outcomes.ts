@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason } from './webhooks.policy.js';
 import type { SendResult } from './webhooks.send.js';
-import { countFailedPing, insertAttempts, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
+import { countEventFailure, countFailedPing, insertAttempts, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
 import { integrationStatus, setIntegrationStatus } from '../integrations/integrations.sql.js';
 import { holdLease, type Lease } from './webhooks.leases.sql.js';
 
@@ -145,7 +145,7 @@ export class OutcomeBuffer {
       touchSuccessAt: touch ? new Date(successAt) : null,
       lease: this.lease,
     });
-    this.deps.state.changes.wrote(['events', 'webhook_delivery_state']);
+    this.deps.state.changes.wrote(['delivery_marks', 'webhook_delivery_state']);
     if (touch) this.touched(successAt);
   }
 
@@ -203,19 +203,12 @@ export async function recordEventFailure(
     if (lease) await holdLease(trx, lease);
     const status = await integrationStatus(trx, integrationId, true);
     const row = await lockFailureCounters(trx, integrationId);
-    const event = await trx
-      .updateTable('events')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('integration_id', '=', integrationId)
-      .where('sequence', '=', sequence)
-      .returning('attempts')
-      .executeTakeFirst();
+    const eventFailures = await countEventFailure(trx, integrationId, sequence);
     const now = deps.clock.nowMs();
     const failures = row.consecutive_failures + 1;
     const firstFailureAt = row.first_failure_at?.getTime() ?? now;
     const decided = afterFailure(
-      // while an event is pending every attempt it had failed, so its attempts are its failures
-      { failures, eventFailures: event?.attempts ?? attempt.attempt ?? 1, firstFailureAt, lastSuccessAt: row.last_success_at?.getTime() ?? null },
+      { failures, eventFailures, firstFailureAt, lastSuccessAt: row.last_success_at?.getTime() ?? null },
       now,
     );
     const pause = decided.pause !== null && status === 'active';
@@ -230,7 +223,7 @@ export async function recordEventFailure(
     await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
     return { ...decided, paused: pause, failures };
   });
-  deps.state.changes.wrote(['integrations', 'events', 'webhook_delivery_state']);
+  deps.state.changes.wrote(['integrations', 'delivery_marks', 'webhook_delivery_state']);
   deps.log.warn(
     {
       integrationId,

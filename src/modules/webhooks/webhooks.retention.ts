@@ -29,3 +29,9 @@ export async function deleteExpiredAttempts(deps: Deps, cutoff: Date, chunk: num
   }
   return deleted;
 }
+
+/** Marks older than the cutoff: their events have expired, as a mark is made after its event. */
+export async function deleteExpiredMarks(deps: Deps, cutoff: Date): Promise<number> {
+  const result = await deps.db.deleteFrom('delivery_marks').where('marked_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows ?? 0);
+}

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhooks.tables.js';
 import { deliveryConfigSource } from '../integrations/integrations.sql.js';
 import { leaseHeldQuery, LeaseLostError, type Lease } from './webhooks.leases.sql.js';
+import { eventLog } from '../events/events.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -63,40 +64,50 @@ export function countFailedPing(db: Q, integrationId: number, at: Date, nextAtte
 }
 
 /**
- * The integration's in-order cursor, as a subquery: every event at or below it has left pending
- * (delivered, or skipped). A delivered event's row is not updated (see the delivery_cursor
- * migration): its status is the cursor's, its time its successful attempt's.
+ * The integration's in-order cursor, as a subquery: every event at or below it has left pending,
+ * delivered unless it was skipped.
  */
 export function deliveryCursorQuery(integrationId: number): RawBuilder<number> {
   return sql<number>`(select cursor from webhook_delivery_state where integration_id = ${integrationId})`;
 }
 
+/** Whether the event under the alias `table` (one integration's) has a mark meeting `condition` (on `m`). */
+function marked(table: string, integrationId: number, condition: RawBuilder<boolean>): RawBuilder<boolean> {
+  return sql<boolean>`exists (select 1 from delivery_marks m where m.integration_id = ${integrationId} and m.sequence = ${sql.ref(`${table}.sequence`)} and ${condition})`;
+}
+
+/** Events skipped: when recorded (their kind unsubscribed), or when their turn came. */
+export function skippedCondition(table: string, integrationId: number): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(`${table}.delivery_status`)} = 'skipped' or ${marked(table, integrationId, sql`m.skipped`)})`;
+}
+
+/** Events delivered: left pending at or below the cursor, and not skipped on the way. */
+export function deliveredByCursor(table: string, integrationId: number): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(`${table}.delivery_status`)} = 'pending' and ${sql.ref(`${table}.sequence`)} <= ${deliveryCursorQuery(integrationId)}
+    and not ${marked(table, integrationId, sql`m.skipped`)})`;
+}
+
 /**
  * An event's delivery as the contract shows it (`status`, `attempts`, `delivered_at`), as three
- * columns of a query over `events` under the alias `table`, for one integration's events. An
- * event still marked pending at or below the cursor was delivered: its failures are on the row,
- * plus the attempt that succeeded, whose time (start + duration) is when it was delivered.
+ * columns of a query over the event log under the alias `table`, for one integration's events.
+ * The attempts are its failures (its mark's) plus the one that succeeded, whose time (start +
+ * duration) is when it was delivered.
  */
 export function eventDeliveryColumns(table: string, integrationId: number) {
-  const status = sql.ref(`${table}.delivery_status`);
   const sequence = sql.ref(`${table}.sequence`);
-  const settledHere = deliveredByCursor(table, integrationId);
+  const delivered = deliveredByCursor(table, integrationId);
+  const failures = sql<number>`coalesce((select m.failures from delivery_marks m where m.integration_id = ${integrationId} and m.sequence = ${sequence}), 0)`;
   return {
-    status: sql<DeliveryStatus>`case when ${settledHere} then 'delivered' else ${status} end`.as('delivery_status'),
-    attempts: sql<number>`case when ${settledHere} then ${sql.ref(`${table}.attempts`)} + 1 else ${sql.ref(`${table}.attempts`)} end`.as('attempts'),
-    deliveredAt: sql<Date | null>`case when ${settledHere} then (
+    status: sql<DeliveryStatus>`case when ${delivered} then 'delivered' when ${skippedCondition(table, integrationId)} then 'skipped' else 'pending' end`.as('delivery_status'),
+    attempts: sql<number>`${failures} + case when ${delivered} then 1 else 0 end`.as('attempts'),
+    deliveredAt: sql<Date | null>`case when ${delivered} then (
         select a.attempted_at + a.duration_ms * interval '1 millisecond' from delivery_attempts a
         where a.integration_id = ${integrationId} and a.sequence = ${sequence} and a.success order by a.id desc limit 1
-      ) else ${sql.ref(`${table}.delivered_at`)} end`.as('delivered_at'),
+      ) end`.as('delivered_at'),
   };
 }
 
-/** Events delivered without a mark on their row (pending at or below the cursor), as a condition on `events` under the alias `table`. */
-export function deliveredByCursor(table: string, integrationId: number): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.ref(`${table}.delivery_status`)} = 'pending' and ${sql.ref(`${table}.sequence`)} <= ${deliveryCursorQuery(integrationId)})`;
-}
-
-/** Events still to deliver, as a condition on `events` under the alias `table` (one integration's). */
+/** Events still to deliver, as a condition on the event log under the alias `table` (one integration's). */
 export function pendingCondition(table: string, integrationId: number): RawBuilder<boolean> {
   return sql<boolean>`(${sql.ref(`${table}.delivery_status`)} = 'pending' and ${sql.ref(`${table}.sequence`)} > ${deliveryCursorQuery(integrationId)})`;
 }
@@ -142,46 +153,48 @@ export async function selectDeliveryStates(db: Q, integrationIds: number[]) {
   return new Map(rows.map((r) => [r.integration_id, r]));
 }
 
+/** One integration's events still to deliver, each with its failed attempts so far (`attempts`), in sequence order. */
+function pendingQueue(db: Q, integrationId: number) {
+  return db
+    .selectFrom(eventLog(db).as('e'))
+    .leftJoin('delivery_marks as m', (join) => join.onRef('m.integration_id', '=', 'e.integration_id').onRef('m.sequence', '=', 'e.sequence'))
+    .where('e.integration_id', '=', integrationId)
+    .where('e.delivery_status', '=', 'pending')
+    // at or below the delivery cursor every event has left pending
+    .where('e.sequence', '>', deliveryCursorQuery(integrationId))
+    .orderBy('e.sequence');
+}
+
+const failuresSoFar = sql<number>`coalesce(m.failures, 0)`.as('attempts');
+
 /** The head of the delivery queue: the first pending event above the cursor, and its failed attempts. */
 export function pendingHead(db: Q, integrationId: number, cursor: number) {
-  return db
-    .selectFrom('events')
-    .select(['sequence', 'attempts'])
-    .where('integration_id', '=', integrationId)
-    .where('delivery_status', '=', 'pending')
-    // below the delivery cursor every event has been delivered
-    .where('sequence', '>', cursor)
-    .orderBy('sequence')
-    .limit(1)
-    .executeTakeFirst();
+  return pendingQueue(db, integrationId).select(['e.sequence', failuresSoFar]).where('e.sequence', '>', cursor).limit(1).executeTakeFirst();
 }
 
 /** The next pending events after `afterSequence`, in order: a range of the primary key from the cursor. */
 export function pendingEvents(db: Q, integrationId: number, afterSequence: number, limit: number) {
-  return db
-    .selectFrom('events')
-    .select(['sequence', 'id', 'type', 'body', 'attempts'])
-    .where('integration_id', '=', integrationId)
-    .where('delivery_status', '=', 'pending')
-    .where('sequence', '>', afterSequence)
-    .where('sequence', '>', deliveryCursorQuery(integrationId))
-    .orderBy('sequence')
+  return pendingQueue(db, integrationId)
+    .select(['e.sequence', 'e.id', 'e.type', 'e.body', failuresSoFar])
+    .where('e.sequence', '>', afterSequence)
     .limit(limit)
     .execute();
 }
 export type PendingEvent = Awaited<ReturnType<typeof pendingEvents>>[number];
 
 export async function hasPendingEvents(db: Q, integrationId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('events')
-    .select('sequence')
-    .where('integration_id', '=', integrationId)
-    .where('delivery_status', '=', 'pending')
-    .where('sequence', '>', deliveryCursorQuery(integrationId))
-    .orderBy('sequence')
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await pendingQueue(db, integrationId).select('e.sequence').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** Counts a failed attempt of the event `sequence` on its mark; returns its failures so far. */
+export async function countEventFailure(trx: Q, integrationId: number, sequence: number): Promise<number> {
+  const row = await trx
+    .insertInto('delivery_marks')
+    .values({ integration_id: integrationId, sequence, failures: 1 })
+    .onConflict((oc) => oc.columns(['integration_id', 'sequence']).doUpdateSet((eb) => ({ failures: eb('delivery_marks.failures', '+', 1) })))
+    .returning('failures')
+    .executeTakeFirstOrThrow();
+  return row.failures;
 }
 
 /**
@@ -257,19 +270,17 @@ export interface OutcomeWrite {
 
 /**
  * One flush of a delivery stream in a single statement (atomic on its own, one round trip): the
- * attempts logged, unsubscribed events marked skipped, the events that left pending taken off
- * `undelivered` and the cursor moved past them, and, when asked, the integration's last success
- * recorded. Delivered events' rows are not written: the cursor says they were delivered (see
- * eventDeliveryColumns). Only events still there and pending above the cursor count, so an event
- * that retention removed while it was on its way is not taken off `undelivered` twice.
- * Data-modifying CTEs always run to completion, read or not. With a lease, every part is
- * conditioned on the lease row still carrying its token (locked for the statement), and a lost
- * lease writes nothing and throws LeaseLostError.
+ * attempts logged, events found unsubscribed marked skipped, the events that left pending taken
+ * off `undelivered` and the cursor moved past them, and, when asked, the integration's last
+ * success recorded. Only events still there and pending above the cursor count, so an event that
+ * retention removed while it was on its way is not taken off `undelivered` twice. Data-modifying
+ * CTEs always run to completion, read or not. With a lease, every part is conditioned on the lease
+ * row still carrying its token (locked for the statement), and a lost lease writes nothing and
+ * throws LeaseLostError.
  *
- * Marking each delivered event's row cost a new row version and an entry in every index of
- * `events`: in the delivery bench (one stream of 4,100 events, from a checkpoint) 2,618–2,634 B of
- * WAL per delivered event against 473–478 B now, and PostgreSQL's CPU per event went from
- * 0.05–0.06 to 0.03 ms (measured with the bench).
+ * A delivered event gets no row written: the cursor says it was delivered. Writing one per event
+ * cost 2,618–2,634 B of WAL per delivered event against 473–478 B without, in the delivery bench
+ * (one stream of 4,100 events).
  */
 export async function writeOutcomes(db: Q, w: OutcomeWrite): Promise<void> {
   const c = attemptColumns(w.attempts);
@@ -281,13 +292,15 @@ export async function writeOutcomes(db: Q, w: OutcomeWrite): Promise<void> {
     with lease as (
       ${w.lease ? leaseHeldQuery(w.lease) : sql`select 1 as held`}
     ), delivered as (
-      select sequence from events
-      where integration_id = ${w.integrationId} and sequence = any(${w.delivered}::bigint[]) and delivery_status = 'pending' and sequence > ${cursor}
+      select e.sequence from ${eventLog(db)} as e
+      where e.integration_id = ${w.integrationId} and e.sequence = any(${w.delivered}::bigint[]) and e.delivery_status = 'pending' and e.sequence > ${cursor}
         and exists (select 1 from lease)
     ), skipped as (
-      update events set delivery_status = 'skipped'
-      where integration_id = ${w.integrationId} and sequence = any(${w.skipped}::bigint[]) and delivery_status = 'pending' and sequence > ${cursor}
+      insert into delivery_marks (integration_id, sequence, skipped)
+      select e.integration_id, e.sequence, true from ${eventLog(db)} as e
+      where e.integration_id = ${w.integrationId} and e.sequence = any(${w.skipped}::bigint[]) and e.delivery_status = 'pending' and e.sequence > ${cursor}
         and exists (select 1 from lease)
+      on conflict (integration_id, sequence) do update set skipped = true
       returning sequence
     ), settled as (
       select sequence from delivered union all select sequence from skipped

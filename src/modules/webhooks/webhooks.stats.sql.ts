@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { deliveredByCursor, eventDeliveryColumns, pendingCondition, type DeliveryStatus } from './webhooks.sql.js';
+import { eventLog } from '../events/events.sql.js';
+import { deliveredByCursor, eventDeliveryColumns, pendingCondition, skippedCondition, type DeliveryStatus } from './webhooks.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -29,7 +30,7 @@ export async function backlogByIntegration(db: Q, ids: readonly number[] | null)
       's.integration_id',
       's.undelivered as n',
       eb
-        .selectFrom('events as e')
+        .selectFrom(eventLog(db).as('e'))
         .select('e.created_at')
         .whereRef('e.integration_id', '=', 's.integration_id')
         .where('e.delivery_status', '=', 'pending')
@@ -52,17 +53,15 @@ export type { DeliveryStatus };
 export async function eventDeliveryPage(db: Q, integrationId: number, options: { afterSequence: number; limit: number; status: DeliveryStatus | null }) {
   const delivery = eventDeliveryColumns('e', integrationId);
   let query = db
-    .selectFrom('events as e')
+    .selectFrom(eventLog(db).as('e'))
     .select(['e.sequence', 'e.id', 'e.type', 'e.origin', 'e.property_id', 'e.window_from', 'e.window_to', 'e.created_at', delivery.status, delivery.attempts, delivery.deliveredAt])
     .where('e.integration_id', '=', integrationId)
     .where('e.sequence', '>', options.afterSequence)
     .orderBy('e.sequence')
     .limit(options.limit + 1);
   if (options.status === 'pending') query = query.where(pendingCondition('e', integrationId));
-  else if (options.status === 'skipped') query = query.where('e.delivery_status', '=', 'skipped');
-  else if (options.status === 'delivered') {
-    query = query.where((eb) => eb.or([eb('e.delivery_status', '=', 'delivered'), deliveredByCursor('e', integrationId)]));
-  }
+  else if (options.status === 'skipped') query = query.where(skippedCondition('e', integrationId));
+  else if (options.status === 'delivered') query = query.where(deliveredByCursor('e', integrationId));
   const rows = await query.execute();
   return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }
@@ -130,21 +129,22 @@ export async function backlogMovements(db: Q, integrationId: number, from: Date,
     .where(answeredAt, '<', from)
     .orderBy('sequence', 'desc')
     .limit(1);
+  const notSkipped = sql<boolean>`not ${skippedCondition('e', integrationId)}`;
   const start = await db
-    .selectFrom('events')
+    .selectFrom(eventLog(db).as('e'))
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('integration_id', '=', integrationId)
-    .where('sequence', '>', (eb) => eb.fn.coalesce(eb.selectFrom(deliveredBefore.as('d')).select('d.sequence'), sql.lit(0)))
-    .where('created_at', '<', from)
-    .where('delivery_status', '!=', 'skipped')
+    .where('e.integration_id', '=', integrationId)
+    .where('e.sequence', '>', (eb) => eb.fn.coalesce(eb.selectFrom(deliveredBefore.as('d')).select('d.sequence'), sql.lit(0)))
+    .where('e.created_at', '<', from)
+    .where(notSkipped)
     .executeTakeFirstOrThrow();
   const recorded = await db
-    .selectFrom('events')
-    .select((eb) => [minuteOf('created_at').as('minute'), eb.fn.countAll<number>().as('n')])
-    .where('integration_id', '=', integrationId)
-    .where('delivery_status', '!=', 'skipped')
-    .where('created_at', '>=', from)
-    .where('created_at', '<', to)
+    .selectFrom(eventLog(db).as('e'))
+    .select((eb) => [minuteOf('e.created_at').as('minute'), eb.fn.countAll<number>().as('n')])
+    .where('e.integration_id', '=', integrationId)
+    .where(notSkipped)
+    .where('e.created_at', '>=', from)
+    .where('e.created_at', '<', to)
     .groupBy(sql`1`)
     .execute();
   const delivered = await db

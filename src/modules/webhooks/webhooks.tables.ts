@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp } from '../../db/schema.js';
 
 /** One delivery attempt, event or ping (migration 2026_11_22_0020_webhook_delivery). */
@@ -40,6 +40,18 @@ export interface WebhookDeliveryStateTable {
   undelivered: Generated<number>;
 }
 
+/**
+ * What happened to one event on its way (migration 2026_11_28_0501_delivery_marks): its failed
+ * attempts, and whether it was found unsubscribed when its turn came. Most events never get one.
+ */
+export interface DeliveryMarksTable {
+  integration_id: number;
+  sequence: number;
+  skipped: Generated<boolean>;
+  failures: Generated<number>;
+  marked_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 /** A claim on background work (migration 2026_11_28_0201_work_leases), see webhooks.claims.ts. */
 export interface WorkLeasesTable {
   kind: string;
@@ -52,6 +64,7 @@ export interface WorkLeasesTable {
 /** Tables owned by the webhooks module. */
 export interface WebhookTables {
   delivery_attempts: DeliveryAttemptsTable;
+  delivery_marks: DeliveryMarksTable;
   webhook_delivery_state: WebhookDeliveryStateTable;
   work_leases: WorkLeasesTable;
 }

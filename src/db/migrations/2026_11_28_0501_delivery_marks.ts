@@ -5,7 +5,8 @@ import { sql, type Kysely } from 'kysely';
 // found unsubscribed when its turn came; a delivered event has none (the cursor says it was
 // delivered, its successful attempt says when). The old columns `attempts` and `delivered_at` stay
 // on `events`, unused, so that the previous release keeps working during a rolling upgrade; a
-// later release drops them.
+// later release drops them. While both releases deliver, an event failing on nodes of both has its
+// failures counted in two places, which can only delay its `attempts_exhausted` pause.
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create table delivery_marks (

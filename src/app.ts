@@ -164,7 +164,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerConsole(app);
   // The process's own health only: with the database away the node stays in the proxy's pool and
   // its clients get the service's 503 DATABASE_UNAVAILABLE rather than the proxy's page.
-  app.get('/healthz', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
     if (draining) return reply.code(503).send(shuttingDown());
     return { success: true, message: 'OK', data: { status: 'ok' } };
   });

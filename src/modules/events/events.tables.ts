@@ -1,4 +1,3 @@
-import type { Generated } from 'kysely';
 import type { Timestamp } from '../../db/schema.js';
 
 export interface EventsTable {

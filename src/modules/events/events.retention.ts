@@ -24,10 +24,9 @@ export type OnEventsDeleted = (gone: string, integrationId: number) => RawBuilde
  * events age out too: a partner away for 30 days rebuilds from snapshots.
  *
  * Each integration's expired prefix, in chunks bounded on both sides of the primary key: `sequence
- * between lo and hi`, lo being the oldest sequence still stored. The chunks used to delete
- * `sequence <= hi` with no lower bound, so each one walked the index entries its predecessors had
- * left dead: 1M expired events of one integration took 43–46 s, against 0.84 s for 100k. Bounded,
- * each chunk reads only its own range: 4.9 s for 1M, 0.32 s for 100k (bench BENCH_ONLY=growth).
+ * between lo and hi`, lo being the oldest sequence still stored. A chunk bounded only above would
+ * walk the index entries its predecessors left dead: 1M expired events of one integration took
+ * 43–46 s that way, 4.9 s bounded (bench BENCH_ONLY=growth).
  *
  * Within a chunk only the rows up to its last expired sequence go, so what remains is still a
  * suffix of the log, whatever order two events a millisecond apart got their `created_at` in; when

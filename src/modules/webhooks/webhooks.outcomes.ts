@@ -187,8 +187,8 @@ export async function recordAbandoned(deps: Deps, subject: Subject, worker: stri
 
 /**
  * A failed attempt on the head event: counts it, logs it, and moves the integration along the
- * ladder or pauses it (decisions §7). Returns what was decided. Logged at warn (issue: operators
- * see every failed attempt, pause and resumption).
+ * ladder or pauses it (decisions §7). Returns what was decided. Logged at warn, so that operators
+ * see every failed attempt, pause and resumption.
  */
 export async function recordEventFailure(
   deps: Deps,

@@ -14,6 +14,11 @@ import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { createIntegrationViewCache, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
+import type { IntegrationPorts } from './modules/integrations/integrations.ports.js';
+import { coverageSource } from './modules/properties/properties.sql.js';
+import { resumeDelivery } from './modules/webhooks/webhooks.outcomes.js';
+import { deliveryStateSource, insertDeliveryState, pendingHead } from './modules/webhooks/webhooks.sql.js';
+import { targetPolicy, webhookUrlProblem } from './modules/webhooks/webhooks.url.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
 import { keepSnapshotsFresh } from './modules/calendar/calendar.snapshot-refresh.js';
@@ -102,6 +107,16 @@ export interface Runtime {
 /** Where a runtime's database lives beyond the configuration (tests: a schema of their own on a shared database). */
 export type RuntimeDatabaseOptions = Pick<DatabaseOptions, 'schema' | 'pglite' | 'poolSize'>;
 
+/** The webhooks and properties functions integrations is given (it sits below both). */
+export const integrationPorts: IntegrationPorts = {
+  webhookUrlProblem: (url, config) => webhookUrlProblem(url, targetPolicy(config)),
+  insertDeliveryState,
+  resumeDelivery,
+  deliveryStateSource,
+  pendingHead,
+  coverageSource,
+};
+
 /** The process state of a runtime on `database` (see RuntimeState). */
 export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'changes'>, log: Deps['log']): RuntimeState {
   return {
@@ -139,6 +154,7 @@ export async function createRuntime(
     secrets: createSecretBox(key),
     log: logger,
     signals: new Signals(),
+    integrationPorts,
     state: createRuntimeState(database, logger),
   };
   const resealed = await resealWebhookSecrets(deps);

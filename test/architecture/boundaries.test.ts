@@ -50,20 +50,6 @@ const IMPORT_EXCEPTIONS: Array<{ file: string; imports: string; by: 'db' | 'open
     by: 'open',
     reason: 'a property create’s events include the calendar’s drafts (calendarEventDrafts); the caller should pass them in',
   },
-  // integrations↔webhooks: delivery reads the integration's configuration (the kept direction);
-  // integrations still shows delivery figures and starts and resumes delivery itself.
-  {
-    file: 'src/modules/integrations/integrations.service.ts',
-    imports: 'webhooks',
-    by: 'open',
-    reason: 'creating an integration inserts its delivery state, resuming one resumes delivery, and the webhook URL check is the webhooks policy',
-  },
-  {
-    file: 'src/modules/integrations/integrations.sql.ts',
-    imports: 'webhooks',
-    by: 'open',
-    reason: '/me joins the delivery figures (deliveryStateSource, pendingHead) in its one round trip',
-  },
 ];
 
 /**
@@ -95,12 +81,6 @@ const SQL_EXCEPTIONS: Array<{ file: string; table: string; by: 'db' | 'open'; re
     table: 'integrations',
     by: 'open',
     reason: 'the log’s sequence counter is integrations.last_sequence; reading it through integrations would close integrations→events (EVENT_TYPES, wakeDelivery) until the counter moves to an events table',
-  },
-  {
-    file: 'src/modules/integrations/integrations.sql.ts',
-    table: 'coverage',
-    by: 'open',
-    reason: '/me counts covered properties in its one round trip; properties reads brands through integrations, so the count must come from the caller',
   },
 ];
 

@@ -9,10 +9,7 @@ import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
-import { targetPolicy, webhookUrlProblem } from '../webhooks/webhooks.url.js';
 import { wakeDelivery } from '../events/events.unit.js';
-import { resumeDelivery } from '../webhooks/webhooks.outcomes.js';
-import { insertDeliveryState } from '../webhooks/webhooks.sql.js';
 import { findBrand, findIntegration, loadIntegrationWithFigures, lockLegacySealedSecrets, nextIntegrationId, setSealedSecrets, slugExists } from './integrations.sql.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
@@ -102,14 +99,14 @@ export async function integrationView(deps: Deps, integrationId: number): Promis
 }
 
 async function loadView(deps: Deps, integrationId: number) {
-  const loaded = await loadIntegrationWithFigures(deps.db, integrationId);
+  const loaded = await loadIntegrationWithFigures(deps.db, deps.integrationPorts, integrationId);
   if (!loaded) throw notFound('No such integration.');
   return buildView(loaded.integration, loaded.figures);
 }
 
 /** The staff view: the /me shape plus the delivery queue's head. */
 export async function staffIntegrationView(deps: Deps, integrationId: number) {
-  const loaded = await loadIntegrationWithFigures(deps.db, integrationId, true);
+  const loaded = await loadIntegrationWithFigures(deps.db, deps.integrationPorts, integrationId, true);
   if (!loaded) throw notFound('No such integration.');
   const { integration: row, figures } = loaded;
   return {
@@ -158,7 +155,7 @@ interface WebhookInput {
 
 function checkWebhook(deps: Deps, webhook: WebhookInput | undefined): void {
   if (webhook?.url == null) return;
-  const problem = webhookUrlProblem(webhook.url, targetPolicy(deps.config));
+  const problem = deps.integrationPorts.webhookUrlProblem(webhook.url, deps.config);
   if (problem) throw validationFailed({ 'webhook.url': [problem] });
 }
 
@@ -219,7 +216,7 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-      await insertDeliveryState(trx, created.id);
+      await deps.integrationPorts.insertDeliveryState(trx, created.id);
       return created;
     });
   } catch (error) {
@@ -253,7 +250,7 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
     await trx.updateTable('integrations').set(changes as never).where('id', '=', integrationId).execute();
     // Re-enabling (or resuming by status) starts delivery afresh from the queue's head.
     if (input.status === 'active' && current.status !== 'active') {
-      await resumeDelivery(trx, integrationId, { at: now, from: ['paused', 'disabled'] });
+      await deps.integrationPorts.resumeDelivery(trx, integrationId, { at: now, from: ['paused', 'disabled'] });
     }
   });
   deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { deliveryStateSource, pendingHead } from '../webhooks/webhooks.sql.js';
+import type { IntegrationPorts } from './integrations.ports.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -77,15 +77,16 @@ export function slugExists(db: Q, slug: string) {
 }
 
 /**
- * The integration row and the figures /me reports beside it, in one round trip. `withHead` adds
- * the head of the delivery queue and its attempts (the staff view).
+ * The integration row and the figures /me reports beside it, in one round trip: the delivery
+ * figures and the covered count come from the fragments `ports` gives. `withHead` adds the head of
+ * the delivery queue and its attempts (the staff view).
  */
-export async function loadIntegrationWithFigures(db: Q, integrationId: number, withHead = false) {
+export async function loadIntegrationWithFigures(db: Q, ports: IntegrationPorts, integrationId: number, withHead = false) {
   const row = await db
     .selectFrom('integrations as i')
     .innerJoin('brands as b', 'b.id', 'i.brand_id')
     // `undelivered` is the webhooks module's counter: a count of the pending events grew with them (1.1 s at 5M)
-    .innerJoin(deliveryStateSource(db).as('s'), 's.integration_id', 'i.id')
+    .innerJoin(ports.deliveryStateSource(db).as('s'), 's.integration_id', 'i.id')
     .selectAll('i')
     .select([
       's.undelivered',
@@ -100,15 +101,15 @@ export async function loadIntegrationWithFigures(db: Q, integrationId: number, w
     .select((eb) => [
       'b.name as brand_name',
       eb
-        .selectFrom('coverage')
+        .selectFrom(ports.coverageSource(db).as('c'))
         .select((e) => e.fn.countAll<number>().as('n'))
-        .where('integration_id', '=', integrationId)
+        .where('c.integration_id', '=', integrationId)
         .as('covered'),
     ])
     .where('i.id', '=', integrationId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const head = withHead ? await pendingHead(db, integrationId, row.delivery_cursor) : undefined;
+  const head = withHead ? await ports.pendingHead(db, integrationId, row.delivery_cursor) : undefined;
   const {
     brand_name,
     undelivered,

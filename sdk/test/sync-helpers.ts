@@ -33,13 +33,18 @@ export async function startService(ctx: TestContext): Promise<Service> {
   };
 }
 
-/** A test context (with `env`) and the service started on it, for a file's beforeAll. */
+/** A test context (with `env`) and the service started on it, for a file's beforeAll; on failure nothing is left open. */
 export async function openService(env: Record<string, string> = {}): Promise<{ ctx: TestContext; service: Service }> {
   const ctx = await createTestContext(env);
-  return { ctx, service: await startService(ctx) };
+  try {
+    return { ctx, service: await startService(ctx) };
+  } catch (error) {
+    await ctx.close();
+    throw error;
+  }
 }
 
-/** Stops the service, then closes its context, for a file's afterAll (after a failed beforeAll, what was opened). */
+/** Stops the service, then closes its context, for a file's afterAll (neither is there when the beforeAll failed). */
 export async function closeService({ ctx, service }: { ctx?: TestContext; service?: Service }): Promise<void> {
   await service?.stop();
   await ctx?.close();

@@ -6,10 +6,15 @@ import { startDeliveryWorker, type DeliveryWorker } from '../../src/modules/webh
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
-/** A file's test context (with `env`) and a receiver for its webhooks, for its beforeAll. */
+/** A file's test context (with `env`) and a receiver for its webhooks, for its beforeAll; on failure nothing is left open. */
 export async function openReceiverContext(env: Record<string, string> = {}): Promise<{ ctx: TestContext; receiver: Receiver }> {
   const ctx = await createTestContext(env);
-  return { ctx, receiver: await startReceiver() };
+  try {
+    return { ctx, receiver: await startReceiver() };
+  } catch (error) {
+    await ctx.close();
+    throw error;
+  }
 }
 
 /** The same with a delivery worker on the context, polling every 200 ms. */
@@ -18,7 +23,7 @@ export async function openDeliveryContext(env: Record<string, string> = {}): Pro
   return { ...opened, worker: startDeliveryWorker(opened.ctx.deps, { pollMs: 200 }) };
 }
 
-/** Closes what those opened (the worker first), for a file's afterAll; after a failed beforeAll, what there is. */
+/** Closes what those opened (the worker first), for a file's afterAll (none of it is there when the beforeAll failed). */
 export async function closeDeliveryContext({ ctx, receiver, worker }: { ctx?: TestContext; receiver?: Receiver; worker?: DeliveryWorker }): Promise<void> {
   await worker?.stop();
   await receiver?.close();

@@ -1,9 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
-import { startCli, startService, until, type Service } from './sync-helpers.js';
+import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
+import { createVilla, lastSequence } from '../../test/bookings/fixtures.js';
+import type { TestContext } from '../../test/helpers/context.js';
+import { closeService, openService, startCli, until, type Service } from './sync-helpers.js';
 import { freePort } from '../../test/webhooks/process.js';
 
 /** The mirror's read API may ask for a token; both processes get the same one. */
@@ -13,13 +14,9 @@ let ctx: TestContext;
 let service: Service;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ RATE_LIMITS: 'off' });
-  service = await startService(ctx);
+  ({ ctx, service } = await openService({ RATE_LIMITS: 'off' }));
 });
-afterAll(async () => {
-  await service.stop();
-  await ctx.close();
-});
+afterAll(() => closeService({ ctx, service }));
 
 async function appliedThrough(url: string): Promise<number | null> {
   try {
@@ -28,28 +25,6 @@ async function appliedThrough(url: string): Promise<number | null> {
   } catch {
     return null;
   }
-}
-
-const lastSequence = async (integration: TestIntegration) => (await ctx.api(integration.apiKey, 'GET', '/me')).json().data.webhook.last_sequence as number;
-
-async function createProperty(integration: TestIntegration, externalId: string) {
-  const res = await ctx.api(
-    integration.apiKey,
-    'POST',
-    '/properties',
-    {
-      external_id: externalId,
-      name: `Certify Villa ${externalId}`,
-      description: 'For the certify test.',
-      address: { address_line_1: '1 Certify Road', city: 'Panaji', state: 'Goa', pin_code: '403001' },
-      space: { bedrooms: 2, washrooms: 1 },
-      occupancy: { max_guests: 4 },
-      pricing: { weekday: { base_price: 5000 }, weekend: { base_price: 7000 } },
-      units: [{ name: 'Room 1', external_id: `${externalId}-U1` }],
-    },
-    { 'idempotency-key': `certify-${externalId}` },
-  );
-  if (res.statusCode !== 201) throw new Error(`create: ${res.statusCode} ${res.body}`);
 }
 
 it("the SDK's own mirror (the real CLI, in sync with a real service) passes every certify check, and stays in sync after", async () => {
@@ -66,11 +41,12 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
     '--store', dir,
     '--poll-ms', '500',
   ], { DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+  onTestFailed(() => console.error(mirror.output()));
   try {
     await until(async () => (await appliedThrough(url)) !== null, 30_000, `the mirror to listen: ${mirror.output()}`);
     expect((await ctx.staff('PATCH', `/integrations/${integration.id}`, { webhook: { url: `${url}/webhooks` } })).statusCode).toBe(200);
-    await createProperty(integration, 'CERT-1');
-    await until(async () => (await appliedThrough(url)) === (await lastSequence(integration)), 60_000, 'the mirror to catch up');
+    await createVilla(ctx, integration, 1, 'CERT-1');
+    await until(async () => (await appliedThrough(url)) === (await lastSequence(ctx, integration.id)), 60_000, 'the mirror to catch up');
 
     const certify = startCli(['certify', '--receiver', `${url}/webhooks`, '--webhook-secret', integration.webhookSecret, '--state-url', url, '--json'], { DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
     expect(await certify.exited).toBe(0);
@@ -81,11 +57,8 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
     expect(report.checks).toHaveLength(15);
 
     // the fictional events did not get in the way of the real ones
-    await createProperty(integration, 'CERT-2');
-    await until(async () => (await appliedThrough(url)) === (await lastSequence(integration)), 60_000, `the mirror to apply the next real events: ${mirror.output()}`);
-  } catch (error) {
-    console.error(mirror.output());
-    throw error;
+    await createVilla(ctx, integration, 1, 'CERT-2');
+    await until(async () => (await appliedThrough(url)) === (await lastSequence(ctx, integration.id)), 60_000, `the mirror to apply the next real events: ${mirror.output()}`);
   } finally {
     mirror.child.kill('SIGKILL');
     await mirror.exited;

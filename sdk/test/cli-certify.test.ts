@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,8 +7,8 @@ import { deliveryHeaders, signingKey } from '../../src/modules/webhooks/webhooks
 import { certify, generateWebhookSecret, type CertifyOptions } from '../src/cli/certify-kit.js';
 import { createWebhookVerifier } from '../src/webhooks.js';
 import { startTestReceiver, type Flaw } from './certify-receivers.js';
+import { runCli } from './sync-helpers.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const SECRET = generateWebhookSecret();
 
 const ALL = [
@@ -45,18 +43,7 @@ const run = (options: Partial<CertifyOptions> & { receiver: string }) => certify
 const failed = (report: Awaited<ReturnType<typeof certify>>) => report.checks.filter((c) => !c.passed).map((c) => c.name);
 
 /** `doorloom-partner certify …` from source; resolves with its exit code and output. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sdk/src/cli/main.ts', 'certify', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(['certify', ...args], env);
 
 describe('certify against receivers of its own', () => {
   it('passes a correct receiver on every check, the sequence rule included', async () => {

@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { book, createVilla, day, lastSequence } from '../../test/bookings/fixtures.js';
-import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
+import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../../test/helpers/receiver.js';
 import { createWebhookVerifier } from '../src/webhooks.js';
-import { startCli, startService, until, type Service } from './sync-helpers.js';
+import { closeService, openService, startCli, until, type Service } from './sync-helpers.js';
 
 /** How long the CLI stays stopped (SIGSTOP) while events are recorded. */
 const STOPPED_MS = 20_000;
@@ -18,13 +18,9 @@ let ctx: TestContext;
 let service: Service;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  service = await startService(ctx);
+  ({ ctx, service } = await openService());
 });
-afterAll(async () => {
-  await service?.stop();
-  await ctx?.close();
-});
+afterAll(() => closeService({ ctx, service }));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -98,6 +94,7 @@ describe('doorloom-partner listen', () => {
     const env = { DOORLOOM_URL: service.baseUrl, DOORLOOM_API_KEY: integration.apiKey, DOORLOOM_WEBHOOK_SECRET: secret };
     const args = ['listen', '--forward-to', `${receiver.url}/listen`, '--cursor-file', cursorFile];
     let cli = startCli(args, env);
+    onTestFailed(() => console.error(cli.output()));
     try {
       await until(async () => (await stat(cursorFile).catch(() => null)) !== null, 30_000, `the cursor file: ${cli.output()}`);
       expect(await cursorNow()).toBe(start);
@@ -167,9 +164,6 @@ describe('doorloom-partner listen', () => {
           expect(request.headers[header], header).toBe(theirs.headers[header]);
         }
       }
-    } catch (error) {
-      console.error(cli.output());
-      throw error;
     } finally {
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
       await receiver.close();
@@ -184,6 +178,7 @@ describe('doorloom-partner listen', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-listen-'));
     const env = { DOORLOOM_URL: link.url, DOORLOOM_API_KEY: integration.apiKey, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret };
     const cli = startCli(['listen', '--forward-to', `${receiver.url}/listen`, '--cursor-file', path.join(dir, 'cursor.json')], env);
+    onTestFailed(() => console.error(cli.output()));
     try {
       await until(() => cli.output().includes('listening as'), 30_000, `the CLI to start: ${cli.output()}`);
       const start = await lastSequence(ctx, integration.id);
@@ -199,9 +194,6 @@ describe('doorloom-partner listen', () => {
       expect(sequences).toEqual(Array.from({ length: last - start }, (_, i) => start + 1 + i));
       cli.child.kill('SIGTERM');
       expect(await cli.exited).toBe(0);
-    } catch (error) {
-      console.error(cli.output());
-      throw error;
     } finally {
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
       await link.cut().catch(() => {});
@@ -216,6 +208,7 @@ describe('doorloom-partner listen', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-listen-'));
     const env = { DOORLOOM_URL: service.baseUrl, DOORLOOM_API_KEY: integration.apiKey, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret };
     const cli = startCli(['listen', '--forward-to', `${receiver.url}/listen`, '--cursor-file', path.join(dir, 'cursor.json')], env);
+    onTestFailed(() => console.error(cli.output()));
     try {
       await until(() => cli.output().includes('listening as'), 30_000, `the CLI to start: ${cli.output()}`);
       // the service's minute window (its clock) ends in about 6 s; the replay tier is spent until then
@@ -241,9 +234,6 @@ describe('doorloom-partner listen', () => {
       }
       cli.child.kill('SIGINT');
       expect(await cli.exited).toBe(0);
-    } catch (error) {
-      console.error(cli.output());
-      throw error;
     } finally {
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
       await receiver.close();

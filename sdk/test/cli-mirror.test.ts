@@ -3,9 +3,10 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
-import { addDays, differences, httpMirror, kolkataDate, startCli, startService, until, type Cli as BaseCli, type Service } from './sync-helpers.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { createVilla, lastSequence } from '../../test/bookings/fixtures.js';
+import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
+import { addDays, closeService, differences, httpMirror, kolkataDate, openService, startCli, until, type Cli as BaseCli, type Service } from './sync-helpers.js';
 import { freePort } from '../../test/webhooks/process.js';
 
 const HORIZON = 60;
@@ -16,13 +17,9 @@ let service: Service;
 
 beforeAll(async () => {
   // The test polls GET /me beside the CLI's own calls; the request tiers are not what it tests.
-  ctx = await createTestContext({ RATE_LIMITS: 'off' });
-  service = await startService(ctx);
+  ({ ctx, service } = await openService({ RATE_LIMITS: 'off' }));
 });
-afterAll(async () => {
-  await service.stop();
-  await ctx.close();
-});
+afterAll(() => closeService({ ctx, service }));
 
 interface Cli extends BaseCli {
   url: string;
@@ -56,29 +53,6 @@ function request(url: string, method: string, headers: Record<string, string>, b
     req.on('error', reject);
     req.end(body);
   });
-}
-
-const lastSequence = async (integration: TestIntegration) => (await ctx.api(integration.apiKey, 'GET', '/me')).json().data.webhook.last_sequence as number;
-
-async function createProperty(integration: TestIntegration, externalId: string) {
-  const res = await ctx.api(
-    integration.apiKey,
-    'POST',
-    '/properties',
-    {
-      external_id: externalId,
-      name: `CLI Villa ${externalId}`,
-      description: 'For the CLI test.',
-      address: { address_line_1: '1 CLI Road', city: 'Panaji', state: 'Goa', pin_code: '403001' },
-      space: { bedrooms: 2, washrooms: 1 },
-      occupancy: { max_guests: 4 },
-      pricing: { weekday: { base_price: 5000 }, weekend: { base_price: 7000 } },
-      units: [{ name: 'Room 1', external_id: `${externalId}-U1` }, { name: 'Room 2', external_id: `${externalId}-U2` }],
-    },
-    { 'idempotency-key': `cli-${externalId}` },
-  );
-  if (res.statusCode !== 201) throw new Error(`create: ${res.statusCode} ${res.body}`);
-  return res.json().data as { doorloom_id: number };
 }
 
 async function book(integration: TestIntegration, externalId: string, offset: number) {
@@ -143,29 +117,30 @@ describe('doorloom-partner mirror', () => {
     const env = { DOORLOOM_URL: service.baseUrl, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN };
     const args = ['mirror', '--api-key', integration.apiKey, '--listen', `127.0.0.1:${port}`, '--store', dir, '--poll-ms', '500'];
     let cli = startMirrorCli(args, port, env);
+    onTestFailed(() => console.error(cli.output()));
     try {
       await until(async () => (await status(cli)) !== null, 30_000, `the CLI to listen: ${cli.output()}`);
       expect((await ctx.staff('PATCH', `/integrations/${integration.id}`, { webhook: { url: `${cli.url}/webhooks` } })).statusCode).toBe(200);
 
       // a stream of events: killed while it is being applied
-      const first = await createProperty(integration, 'CLI-1');
-      await createProperty(integration, 'CLI-2');
+      const first = await createVilla(ctx, integration, 2, 'CLI-1');
+      await createVilla(ctx, integration, 2, 'CLI-2');
       await until(async () => ((await status(cli))?.applied_through ?? 0) > 5, 30_000, 'some events applied');
-      const writes = Promise.all([createProperty(integration, 'CLI-3'), book(integration, 'CLI-1', 5), book(integration, 'CLI-2', 9)]);
+      const writes = Promise.all([createVilla(ctx, integration, 2, 'CLI-3'), book(integration, 'CLI-1', 5), book(integration, 'CLI-2', 9)]);
       await new Promise((r) => setTimeout(r, 30));
       cli.child.kill('SIGKILL');
       expect(await cli.exited).toBe(-1);
       await writes;
       const before = await status({ ...cli, url: cli.url }); // nothing answers while it is down
       expect(before).toBeNull();
-      await ctx.staff('PUT', `/properties/${first.doorloom_id}/calendar`, { from: addDays(kolkataDate(ctx.deps.clock.now()), 2), to: addDays(kolkataDate(ctx.deps.clock.now()), 4), block_scope: 'everywhere' });
+      await ctx.staff('PUT', `/properties/${first.id}/calendar`, { from: addDays(kolkataDate(ctx.deps.clock.now()), 2), to: addDays(kolkataDate(ctx.deps.clock.now()), 4), block_scope: 'everywhere' });
 
       cli = startMirrorCli(args, port, env);
-      await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(integration)), 60_000, `the restarted CLI to catch up: ${cli.output()}`);
+      await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(ctx, integration.id)), 60_000, `the restarted CLI to catch up: ${cli.output()}`);
       await book(integration, 'CLI-3', 12);
-      await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(integration)), 30_000, 'the last booking');
+      await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(ctx, integration.id)), 30_000, 'the last booking');
       const mirrorStatus = await status(cli);
-      expect(mirrorStatus).toEqual({ applied_through: await lastSequence(integration), last_event_at: expect.stringMatching(/\+05:30$/) });
+      expect(mirrorStatus).toEqual({ applied_through: await lastSequence(ctx, integration.id), last_event_at: expect.stringMatching(/\+05:30$/) });
       expect(await differences(ctx, integration, httpMirror(cli.url, READ_TOKEN), HORIZON)).toEqual([]);
 
       // guest data only with the read token
@@ -179,7 +154,7 @@ describe('doorloom-partner mirror', () => {
         expect(text).not.toContain('CLI Guest');
         expect(JSON.parse(text)).toMatchObject({ success: false, code: 'UNAUTHENTICATED' });
       }
-      expect((await fetch(`${cli.url}/mirror/properties/${first.doorloom_id}/rates?from=2026-01-01&to=2026-01-02`)).status).toBe(401);
+      expect((await fetch(`${cli.url}/mirror/properties/${first.id}/rates?from=2026-01-01&to=2026-01-02`)).status).toBe(401);
 
       // another Host (DNS rebinding) gets nothing on any path, even with the token
       for (const [pathname, method] of [['/mirror/bookings', 'GET'], ['/mirror/status', 'GET'], ['/webhooks', 'POST'], ['/elsewhere', 'GET']]) {
@@ -195,7 +170,7 @@ describe('doorloom-partner mirror', () => {
 
       // read-only, with the contract's envelope for bad input
       expect((await fetch(`${cli.url}/mirror/properties`, { method: 'POST', headers: bearer(READ_TOKEN) })).status).toBe(405);
-      const bad = await fetch(`${cli.url}/mirror/properties/${first.doorloom_id}/rates?from=2026-13-01`, { headers: bearer(READ_TOKEN) });
+      const bad = await fetch(`${cli.url}/mirror/properties/${first.id}/rates?from=2026-13-01`, { headers: bearer(READ_TOKEN) });
       expect(bad.status).toBe(422);
       expect(await bad.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED', errors: { from: expect.any(Array), to: expect.any(Array) } });
       expect((await fetch(`${cli.url}/mirror/properties/999999/rates?from=2026-01-01&to=2026-01-02`, { headers: bearer(READ_TOKEN) })).status).toBe(404);
@@ -211,9 +186,6 @@ describe('doorloom-partner mirror', () => {
 
       cli.child.kill('SIGTERM');
       expect(await cli.exited).toBe(0);
-    } catch (error) {
-      console.error(cli.output());
-      throw error;
     } finally {
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
       await rm(parent, { recursive: true, force: true });

@@ -1,50 +1,21 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
+import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
 import { eventsOf, lastSequence } from '../../test/helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../../test/helpers/receiver.js';
-import { addDays, kolkataDate, startService, until, type Service } from './sync-helpers.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { addDays, closeService, kolkataDate, openService, runCli, until, type Service } from './sync-helpers.js';
 
 let ctx: TestContext;
 let service: Service;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  service = await startService(ctx);
+  ({ ctx, service } = await openService());
   receiver = await startReceiver((request) => (request.path.startsWith('/fail') ? { status: 503, body: 'try later' } : { status: 200, body: '{"ok":true}' }));
 });
 afterAll(async () => {
-  await service.stop();
-  await receiver.close();
-  await ctx.close();
+  await closeService({ ctx, service });
+  await receiver?.close();
 });
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `doorloom-partner …` from source, with only the given environment (credentials from flags unless given here). */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'sdk/src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const creds = (i: TestIntegration) => ['--base-url', service.baseUrl, '--api-key', i.apiKey];
 const day = (n: number) => addDays(kolkataDate(ctx.deps.clock.now()), n);
@@ -78,7 +49,7 @@ async function createProperty(integration: TestIntegration, externalId: string, 
 /** Runs a trigger and answers its JSON and the events it recorded. */
 async function trigger(integration: TestIntegration, args: string[], env: Record<string, string> = {}) {
   const before = await lastSequence(ctx, integration.id);
-  const run = await cli(['trigger', ...args, ...(env.DOORLOOM_API_KEY ? [] : creds(integration))], env);
+  const run = await runCli(['trigger', ...args, ...(env.DOORLOOM_API_KEY ? [] : creds(integration))], env);
   expect(run.code, run.stderr).toBe(0);
   return { output: JSON.parse(run.stdout), events: await eventsOf(ctx, integration.id, before) };
 }
@@ -136,7 +107,7 @@ describe('doorloom-partner trigger', () => {
   it('a production integration is told 404 NOT_FOUND (exit 1); bad flags are one line and exit 2', async () => {
     const production = await ctx.createIntegration();
     await createProperty(production, 'PROD-1');
-    const refused = await cli(['trigger', 'block', '--property', 'PROD-1', '--from', day(2), '--to', day(2), ...creds(production)]);
+    const refused = await runCli(['trigger', 'block', '--property', 'PROD-1', '--from', day(2), '--to', day(2), ...creds(production)]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('404 NOT_FOUND');
     expect(refused.stdout).toBe('');
@@ -153,15 +124,15 @@ describe('doorloom-partner trigger', () => {
       ['trigger', 'host-cancel', '--booking', 'abc'],
       ['trigger', 'archive', '--property', 'X', '--bogus'],
     ]) {
-      const run = await cli([...args, ...creds(integ)]);
+      const run = await runCli([...args, ...creds(integ)]);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/^configuration error: /)]);
     }
-    const noCreds = await cli(['trigger', 'archive', '--property', 'X']);
+    const noCreds = await runCli(['trigger', 'archive', '--property', 'X']);
     expect(noCreds.code).toBe(2);
     expect(noCreds.stderr).toContain('DOORLOOM_API_KEY');
     // A refusal of the service itself (a property the integration does not cover) is exit 1 with its code.
-    const bad = await cli(['trigger', 'block', '--property', 'NOPE', '--from', day(2), '--to', day(2), ...creds(integ)]);
+    const bad = await runCli(['trigger', 'block', '--property', 'NOPE', '--from', day(2), '--to', day(2), ...creds(integ)]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('404 NOT_FOUND');
   });
@@ -176,21 +147,21 @@ describe('doorloom-partner deliveries', () => {
     await ctx.advanceClock(61);
     await until(async () => (await ctx.api(integ.apiKey, 'GET', '/deliveries')).json().data.length >= 2, 20_000, 'the retry');
 
-    const run = await cli(['deliveries', '--limit', '1', ...creds(integ)]);
+    const run = await runCli(['deliveries', '--limit', '1', ...creds(integ)]);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^\S+\+05:30 #1 property\.changed attempt 2 failed 503 \d+ms/);
     expect(lines[0]).toContain('"try later"');
 
-    const all = await cli(['deliveries', '--json'], { DOORLOOM_URL: service.baseUrl, DOORLOOM_API_KEY: integ.apiKey });
+    const all = await runCli(['deliveries', '--json'], { DOORLOOM_URL: service.baseUrl, DOORLOOM_API_KEY: integ.apiKey });
     expect(all.code, all.stderr).toBe(0);
     const attempts = JSON.parse(all.stdout);
     expect(attempts.map((a: { attempt: number }) => a.attempt).slice(0, 2)).toEqual([2, 1]);
     expect(attempts.every((a: { sequence: number }) => a.sequence === 1)).toBe(true);
     expect(attempts[0].next_attempt_at === null || typeof attempts[0].next_attempt_at === 'string').toBe(true);
 
-    const bad = await cli(['deliveries', '--limit', 'many', ...creds(integ)]);
+    const bad = await runCli(['deliveries', '--limit', 'many', ...creds(integ)]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^configuration error: --limit/);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
 import { createBody } from '../../test/properties/fixtures.js';
-import { day, newRef } from '../../test/bookings/fixtures.js';
+import { bookingBody, day, newRef } from '../../test/bookings/fixtures.js';
 import { createDoorloomClient, DoorloomApiError, type DoorloomClient, type BookingCreateInput } from '../src/index.js';
 
 // The client against the real service, listening on a real socket.
@@ -23,19 +23,8 @@ afterAll(() => ctx?.close());
 const villa = (externalId = newRef('P')) =>
   createBody({ external_id: externalId, units: [{ name: 'Room 1', external_id: `${externalId}-U1` }, { name: 'Room 2', external_id: `${externalId}-U2` }] }) as never;
 
-function bookingInput(propertyExternalId: string, overrides: Partial<BookingCreateInput> = {}): BookingCreateInput {
-  return {
-    external_booking_id: newRef(),
-    property: { external_id: propertyExternalId },
-    units: [{ external_unit_id: `${propertyExternalId}-U1`, adults: 2 }],
-    check_in: day(ctx, 10),
-    check_out: day(ctx, 12),
-    guest: { name: 'Asha Rao', phone_code: '+91', mobile: '9876543210' },
-    pricing: { total: 10000, currency: 'INR' },
-    source: { channel: 'airbnb', reference: 'HM-1' },
-    ...overrides,
-  } as BookingCreateInput;
-}
+const bookingInput = (propertyExternalId: string, overrides: Partial<BookingCreateInput> = {}) =>
+  bookingBody(ctx, { externalId: propertyExternalId, aliases: [`${propertyExternalId}-U1`] }, overrides) as BookingCreateInput;
 
 describe('typed client against the service', () => {
   it('reads the integration, accepting the API base as well as the origin', async () => {

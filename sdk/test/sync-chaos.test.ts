@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
+import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
 import { FileStore } from '../src/store/file.js';
 import type { SyncApi } from '../src/sync/api.js';
 import type { SyncEngine } from '../src/sync/engine.js';
-import { addDays, differences, kolkataDate, newEngine, serviceApi, startReceiver, startService, until, type Service } from './sync-helpers.js';
+import { addDays, closeService, differences, kolkataDate, newEngine, openService, serviceApi, startReceiver, until, type Service } from './sync-helpers.js';
 
 /**
  * The seeded chaos run: the service (real HTTP, real delivery worker, real sync runner) changes
@@ -42,13 +42,9 @@ let service: Service;
 beforeAll(async () => {
   // The run makes a few hundred calls in seconds; the per-minute tiers are tested elsewhere and
   // would only make it wait. POST /sync's daily limits are not rate tiers: they stay on.
-  ctx = await createTestContext({ RATE_LIMITS: 'off' });
-  service = await startService(ctx);
+  ({ ctx, service } = await openService({ RATE_LIMITS: 'off' }));
 });
-afterAll(async () => {
-  await service.stop();
-  await ctx.close();
-});
+afterAll(() => closeService({ ctx, service }));
 
 interface World {
   integration: TestIntegration;

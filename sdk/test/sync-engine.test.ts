@@ -2,25 +2,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../../test/helpers/context.js';
+import type { TestContext } from '../../test/helpers/context.js';
 import { FileStore } from '../src/store/file.js';
 import { MemoryStore } from '../src/store/memory.js';
 import type { SyncApi } from '../src/sync/api.js';
 import type { Change } from '../src/sync/mirror.js';
-import { addDays, differences, kolkataDate, newEngine, serviceApi, startReceiver, startService, until, type Service } from './sync-helpers.js';
+import { addDays, closeService, differences, kolkataDate, newEngine, openService, serviceApi, startReceiver, until, type Service } from './sync-helpers.js';
 
 let ctx: TestContext;
 let service: Service;
 const HORIZON = 100;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  service = await startService(ctx);
+  ({ ctx, service } = await openService());
 });
-afterAll(async () => {
-  await service.stop();
-  await ctx.close();
-});
+afterAll(() => closeService({ ctx, service }));
 
 const today = () => kolkataDate(ctx.deps.clock.now());
 

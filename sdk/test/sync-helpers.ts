@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startProcess, type ProcessWork } from '../../src/background.js';
 import { addDays, horizonEnd, kolkataDate } from '../../src/lib/time.js';
-import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
+import { createTestContext, type TestContext, type TestIntegration } from '../../test/helpers/context.js';
 import { createDoorloomClient } from '../src/client/index.js';
 import type { SyncStore } from '../src/store/store.js';
 import { WINDOWED_KINDS, type SyncApi } from '../src/sync/api.js';
@@ -31,6 +31,23 @@ export async function startService(ctx: TestContext): Promise<Service> {
       await background.stop();
     },
   };
+}
+
+/** A test context (with `env`) and the service started on it, for a file's beforeAll; on failure nothing is left open. */
+export async function openService(env: Record<string, string> = {}): Promise<{ ctx: TestContext; service: Service }> {
+  const ctx = await createTestContext(env);
+  try {
+    return { ctx, service: await startService(ctx) };
+  } catch (error) {
+    await ctx.close();
+    throw error;
+  }
+}
+
+/** Stops the service, then closes its context, for a file's afterAll (neither is there when the beforeAll failed). */
+export async function closeService({ ctx, service }: { ctx?: TestContext; service?: Service }): Promise<void> {
+  await service?.stop();
+  await ctx?.close();
 }
 
 /** The engine's calls over the SDK client against the service, with short client backoffs. */
@@ -194,6 +211,8 @@ export interface Cli {
   exited: Promise<number | null>;
   /** stdout alone. */
   stdout(): string;
+  /** stderr alone. */
+  stderr(): string;
   /** stdout and stderr as they arrived. */
   output(): string;
 }
@@ -207,9 +226,20 @@ export function startCli(args: string[], env: Record<string, string> = {}, optio
   const [file, argv] = options.umask ? ['sh', ['-c', `umask ${options.umask}; exec "$0" "$@"`, ...command]] : [command[0], command.slice(1)];
   const child = spawn(file, argv, { cwd: ROOT_DIR, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
+  let stderr = '';
   let output = '';
   child.stdout!.on('data', (c) => ((stdout += c), (output += c)));
-  child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-  return { child, exited, stdout: () => stdout, output: () => output };
+  child.stderr!.on('data', (c) => ((stderr += c), (output += c)));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null)));
+    child.on('error', reject);
+  });
+  return { child, exited, stdout: () => stdout, stderr: () => stderr, output: () => output };
+}
+
+/** `doorloom-partner …` run to its end (see startCli): its exit code, stdout and stderr. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cli = startCli(args, env);
+  const code = await cli.exited;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }

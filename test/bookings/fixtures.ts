@@ -46,7 +46,8 @@ export async function createVilla(ctx: TestContext, integration: TestIntegration
   return { id: block.doorloom_id, externalId, unitIds: block.units.map((u: { inventory_id: number }) => u.inventory_id), aliases };
 }
 
-export function bookingBody(ctx: TestContext, villa: Villa, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+/** A POST /bookings body for the property's first unit; of `villa` only the external ids are read. */
+export function bookingBody(ctx: TestContext, villa: Pick<Villa, 'externalId' | 'aliases'>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     external_booking_id: newRef(),
     property: { external_id: villa.externalId },

@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
-import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { eventually, recordEvents } from '../webhooks/helpers.js';
+import { failure, type TestContext, type TestIntegration } from '../helpers/context.js';
+import type { Receiver } from '../helpers/receiver.js';
+import { closeDeliveryContext, eventually, openReceiverContext, recordEvents } from '../webhooks/helpers.js';
 
 let ctx: TestContext;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  receiver = await startReceiver();
+  ({ ctx, receiver } = await openReceiverContext());
 });
-afterAll(async () => {
-  await receiver.close();
-  await ctx.close();
-});
+afterAll(() => closeDeliveryContext({ ctx, receiver }));
 
 const replay = (i: TestIntegration, query = '') => ctx.api(i.apiKey, 'GET', `/events${query}`);
 

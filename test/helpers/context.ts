@@ -172,6 +172,40 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   return ctx;
 }
 
+/** A request to the staff API of `app` with a token of the test's choosing (a named one, a revoked or a wrong one). */
+export function staffRequest(app: FastifyInstance, token: string, method: InjectOptions['method'], path: string, body?: unknown): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url: STAFF_PREFIX + path,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+  });
+}
+
+/** Another instance of the service on a test's database; `database` is a pool of its own (PostgreSQL), or null. */
+export interface SecondApp {
+  app: FastifyInstance;
+  deps: Deps;
+  database: Database | null;
+  /** Closes the app, then its own pool. */
+  close(): Promise<void>;
+}
+
+/** Builds an app on `deps` (another process's, or a context's with parts of its own) and waits until it is ready. */
+export async function startSecondApp(deps: Deps, database: Database | null): Promise<SecondApp> {
+  const app = await buildApp(deps);
+  await app.ready();
+  return {
+    app,
+    deps,
+    database,
+    async close() {
+      await app.close();
+      await database?.close();
+    },
+  };
+}
+
 /** Asserts nothing itself: the failure envelope's parts, for expect(...).toMatchObject. */
 export function failure(code: string) {
   return { success: false, code, message: expect.any(String) };

@@ -1,14 +1,10 @@
 import { Signals } from '../../src/signals.js';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import type { Database } from '../../src/db/database.js';
-import type { Deps } from '../../src/deps.js';
 import { createClock } from '../../src/lib/clock.js';
 import { createRuntime } from '../../src/runtime.js';
-import { createTestContext, databaseUrl, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
+import { createTestContext, databaseUrl, STAFF_TOKEN, startSecondApp, type SecondApp, type TestContext } from '../helpers/context.js';
 import { call, expectRateLimited, freshAddress, rateHeaders, remainingOf, startOfNextWindow } from './rate-limit.helpers.js';
 
 /**
@@ -18,25 +14,23 @@ import { call, expectRateLimited, freshAddress, rateHeaders, remainingOf, startO
  * handle and state, and so the counters.
  */
 let ctx: TestContext;
-let second: { app: FastifyInstance; deps: Deps; database: Database | null };
+let second: SecondApp;
 
 beforeAll(async () => {
   ctx = await createTestContext();
   const runtime = databaseUrl ? await createRuntime(ctx.deps.config, pino({ level: 'silent' }), { schema: ctx.schema, poolSize: 10 }) : null;
-  const database = runtime?.database ?? null;
-  const deps: Deps = runtime?.deps ?? {
-    ...ctx.deps,
-    clock: createClock(ctx.deps.clock.offsetSeconds()),
-    log: pino({ level: 'silent' }),
-    signals: new Signals(),
-  };
-  const app = await buildApp(deps);
-  await app.ready();
-  second = { app, deps, database };
+  second = await startSecondApp(
+    runtime?.deps ?? {
+      ...ctx.deps,
+      clock: createClock(ctx.deps.clock.offsetSeconds()),
+      log: pino({ level: 'silent' }),
+      signals: new Signals(),
+    },
+    runtime?.database ?? null,
+  );
 });
 afterAll(async () => {
-  await second?.app.close();
-  await second?.database?.close();
+  await second?.close();
   await ctx.close();
 });
 

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, STAFF_PREFIX } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
-import { createTestContext, failure, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
+import { createTestContext, failure, STAFF_TOKEN, staffRequest, type TestContext } from '../helpers/context.js';
 
 /** Named staff tokens: scopes (only admin mints and revokes), expiry, the paged list, the audit lines, recovery at start. */
 
@@ -14,14 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-function as(token: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, app = ctx.app) {
-  return app.inject({
-    method,
-    url: STAFF_PREFIX + path,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-  });
-}
+const as = (token: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, app = ctx.app) => staffRequest(app, token, method, path, body);
 
 async function mint(body: Record<string, unknown>, by = STAFF_TOKEN) {
   const res = await as(by, 'POST', '/staff-tokens', body);

@@ -1,48 +1,38 @@
 import { Signals } from '../../src/signals.js';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, STAFF_PREFIX } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
-import type { Deps } from '../../src/deps.js';
+import { openDatabase } from '../../src/db/database.js';
 import { createClock } from '../../src/lib/clock.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
-import { createTestContext, databaseUrl, failure, poolMode, STAFF_TOKEN, type TestContext } from '../helpers/context.js';
+import { createTestContext, databaseUrl, failure, poolMode, STAFF_TOKEN, staffRequest, startSecondApp, type SecondApp, type TestContext } from '../helpers/context.js';
 import { eventually } from '../webhooks/helpers.js';
 
 let ctx: TestContext;
 /** A second app on the same database: on PostgreSQL with its own pool, as another process would be. */
-let second: { app: FastifyInstance; deps: Deps; database: Database | null };
+let second: SecondApp;
 
 beforeAll(async () => {
   ctx = await createTestContext();
   const database = databaseUrl ? await openDatabase({ url: databaseUrl, dataDir: '', schema: ctx.schema, poolSize: 2, poolMode }) : null;
-  const deps: Deps = {
-    ...ctx.deps,
-    db: database ? database.db : ctx.deps.db,
-    clock: createClock(0),
-    log: pino({ level: 'silent' }),
-    signals: new Signals(),
-  };
-  const app = await buildApp(deps);
-  await app.ready();
-  second = { app, deps, database };
+  second = await startSecondApp(
+    {
+      ...ctx.deps,
+      db: database ? database.db : ctx.deps.db,
+      clock: createClock(0),
+      log: pino({ level: 'silent' }),
+      signals: new Signals(),
+    },
+    database,
+  );
 });
 afterAll(async () => {
-  await second?.app.close();
-  await second?.database?.close();
+  await second?.close();
   await ctx.close();
 });
 
-function as(token: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, app = ctx.app) {
-  return app.inject({
-    method,
-    url: STAFF_PREFIX + path,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-  });
-}
+const as = (token: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, app = ctx.app) => staffRequest(app, token, method, path, body);
 
 async function mint(name: string, by = STAFF_TOKEN, extra: { scope?: 'admin' | 'operator'; expires_in_days?: number } = {}) {
   const res = await as(by, 'POST', '/staff-tokens', { name, ...extra });

@@ -3,22 +3,18 @@ import { horizonWindows, kolkataDate } from '../../src/lib/time.js';
 import { startSyncRunner } from '../../src/modules/sync/sync.runner.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
 import { cover, insertProperty } from '../calendar/fixtures.js';
-import { createTestContext, failure, type TestContext, type TestIntegration } from '../helpers/context.js';
+import { failure, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { eventsOf, today } from '../helpers/fixtures.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { eventually } from '../webhooks/helpers.js';
+import type { Receiver } from '../helpers/receiver.js';
+import { closeDeliveryContext, eventually, openReceiverContext } from '../webhooks/helpers.js';
 
 let ctx: TestContext;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  receiver = await startReceiver();
+  ({ ctx, receiver } = await openReceiverContext());
 });
-afterAll(async () => {
-  await receiver.close();
-  await ctx.close();
-});
+afterAll(() => closeDeliveryContext({ ctx, receiver }));
 
 const sync = (i: TestIntegration, body?: unknown) => ctx.api(i.apiKey, 'POST', '/sync', body);
 

@@ -2,7 +2,33 @@ import { appendEvents, withEvents, type EventDraft } from '../../src/modules/eve
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { eventDeliveryPage } from '../../src/modules/webhooks/webhooks.stats.sql.js';
-import type { TestContext } from '../helpers/context.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+/** A file's test context (with `env`) and a receiver for its webhooks, for its beforeAll; on failure nothing is left open. */
+export async function openReceiverContext(env: Record<string, string> = {}): Promise<{ ctx: TestContext; receiver: Receiver }> {
+  const ctx = await createTestContext(env);
+  try {
+    return { ctx, receiver: await startReceiver() };
+  } catch (error) {
+    await ctx.close();
+    throw error;
+  }
+}
+
+/** The same with a delivery worker on the context, polling every 200 ms. */
+export async function openDeliveryContext(env: Record<string, string> = {}): Promise<{ ctx: TestContext; receiver: Receiver; worker: DeliveryWorker }> {
+  const opened = await openReceiverContext(env);
+  return { ...opened, worker: startDeliveryWorker(opened.ctx.deps, { pollMs: 200 }) };
+}
+
+/** Closes what those opened (the worker first), for a file's afterAll (none of it is there when the beforeAll failed). */
+export async function closeDeliveryContext({ ctx, receiver, worker }: { ctx?: TestContext; receiver?: Receiver; worker?: DeliveryWorker }): Promise<void> {
+  await worker?.stop();
+  await receiver?.close();
+  await ctx?.close();
+}
 
 /**
  * Records integration-wide events (no property needed) for one integration through the normal

@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
-import { createTestContext, type TestContext } from '../helpers/context.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { recordEvents } from './helpers.js';
+import type { DeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
+import type { TestContext } from '../helpers/context.js';
+import type { Receiver } from '../helpers/receiver.js';
+import { closeDeliveryContext, openDeliveryContext, recordEvents } from './helpers.js';
 
 let ctx: TestContext;
 let receiver: Receiver;
@@ -12,15 +12,9 @@ let worker: DeliveryWorker;
 const stripe = new Stripe('sk_test_not_used');
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  receiver = await startReceiver();
-  worker = startDeliveryWorker(ctx.deps, { pollMs: 200 });
+  ({ ctx, receiver, worker } = await openDeliveryContext());
 });
-afterAll(async () => {
-  await worker.stop();
-  await receiver.close();
-  await ctx.close();
-});
+afterAll(() => closeDeliveryContext({ ctx, receiver, worker }));
 
 /** Stripe's verifier, judged at the signature's own time (the test clock may run ahead). */
 function stripeVerifies(body: string, header: string, secret: string): boolean {

@@ -1,10 +1,10 @@
 import type { LookupOptions } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForbiddenTargetError, guardedLookup } from '../../src/modules/webhooks/webhooks.url.js';
-import { startDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
-import { createTestContext, failure, type TestContext } from '../helpers/context.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { attemptsOf, eventually, recordEvents, staffView } from './helpers.js';
+import type { DeliveryWorker } from '../../src/modules/webhooks/webhooks.worker.js';
+import { failure, type TestContext } from '../helpers/context.js';
+import type { Receiver } from '../helpers/receiver.js';
+import { attemptsOf, closeDeliveryContext, eventually, openDeliveryContext, recordEvents, staffView } from './helpers.js';
 
 // WEBHOOK_ALLOW_INSECURE off: https only, and no loopback, private, link-local, CGNAT, mapped or
 // metadata targets, whether named in the URL or reached through DNS at delivery time.
@@ -13,15 +13,9 @@ let receiver: Receiver;
 let worker: DeliveryWorker;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ WEBHOOK_ALLOW_INSECURE: '0', WEBHOOK_ALLOW_PRIVATE: '0' });
-  receiver = await startReceiver();
-  worker = startDeliveryWorker(ctx.deps, { pollMs: 200 });
+  ({ ctx, receiver, worker } = await openDeliveryContext({ WEBHOOK_ALLOW_INSECURE: '0', WEBHOOK_ALLOW_PRIVATE: '0' }));
 });
-afterAll(async () => {
-  await worker.stop();
-  await receiver.close();
-  await ctx.close();
-});
+afterAll(() => closeDeliveryContext({ ctx, receiver, worker }));
 
 const port = () => new URL(receiver.url).port;
 

@@ -95,10 +95,12 @@ const alive = (pid: number) => {
 export interface ServiceOptions {
   /** Node flags for the service process (e.g. --cpu-prof; Node 20 refuses them in NODE_OPTIONS). */
   execArgv?: string[];
+  /** The checkout whose build (dist/main.js) runs, and its working directory: this one by default. */
+  root?: string;
 }
 
 /**
- * Starts the built service (dist/main.js) with the given environment. stop() ends it with SIGTERM
+ * Starts the built service (dist/main.js of `options.root`, this checkout by default) with the given environment. stop() ends it with SIGTERM
  * (its graceful shutdown, which is also when --cpu-prof writes its profile) and waits for it and
  * its cluster workers, SIGKILL after 8 s.
  */
@@ -113,8 +115,9 @@ export async function startService(env: Record<string, string>, options: Service
     through.port = pooler;
     env = { ...env, DATABASE_URL: through.toString(), DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: env.DATABASE_URL };
   }
-  const child = spawn(process.execPath, [...(options.execArgv ?? []), path.join(ROOT, 'dist/main.js')], {
-    cwd: ROOT,
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), path.join(root, 'dist/main.js')], {
+    cwd: root,
     env: {
       PATH: process.env.PATH,
       PORT: String(port),

@@ -15,10 +15,11 @@
  * (> 1: the current code is faster); its spread is the lowest and highest ratio of one round's
  * pair. Prints a table and writes bench/compare.json; the worktree is removed at the end.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { createBenchDatabase, freePort, onCleanup, ROOT, startScript, startService, type Service } from './lib/processes.js';
 import { joinNotes, markdownTable, round, textTable } from './lib/report.js';
 import { distinctRun, setupDistinct } from './scenarios/bookings.js';
@@ -70,6 +71,7 @@ interface Figure {
 }
 
 type Log = (line: string) => void;
+const execFileAsync = promisify(execFile);
 
 async function alternate(figure: Figure, log: Log) {
   const runs: Record<Side, Measured[]> = { current: [], earlier: [] };
@@ -105,27 +107,50 @@ type Result = Awaited<ReturnType<typeof alternate>>;
 /** npm's own variables (npm_config_*…) from `npm run bench` would point a nested npm at this checkout. */
 const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
 
+/**
+ * A command run without blocking the event loop (tsx kills a child that cannot take its interrupt),
+ * in a process group of its own, killed with everything it started at cleanup or after `minutes`.
+ */
+function run(command: string, args: string[], cwd: string, minutes: number): Promise<void> {
+  const child = spawn(command, args, { cwd, env: cleanEnv(), stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const failed = new Promise<string | null>((resolve) => {
+    child.once('error', (error) => resolve(error.message));
+    child.once('exit', (code, signal) => resolve(code === 0 ? null : (signal ?? `exit code ${code}`)));
+  });
+  const end = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group has ended
+    }
+  };
+  const timer = setTimeout(end, minutes * 60_000);
+  onCleanup(async () => {
+    end();
+    await failed;
+  });
+  return failed.then((failure) => {
+    clearTimeout(timer);
+    if (failure) throw new Error(`${command} ${args.join(' ')}: ${failure}`);
+  });
+}
+
 /** The ref checked out into a temporary git worktree, installed and built by its own build script; removed at cleanup. */
 async function checkout(ref: string, log: Log) {
-  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const commit = (await execFileAsync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: ROOT })).stdout.trim();
   const parent = await mkdtemp(path.join(os.tmpdir(), 'doorloom-bench-against-'));
   const dir = path.join(parent, 'tree');
   onCleanup(async () => {
-    try {
-      execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
-    } catch {
-      // never added, or already removed
-    }
+    // fails when it was never added
+    await execFileAsync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT }).catch(() => {});
     await rm(parent, { recursive: true, force: true });
   });
-  const run = (command: string, args: string[], cwd: string, minutes: number) =>
-    execFileSync(command, args, { cwd, env: cleanEnv(), stdio: ['ignore', 'inherit', 'inherit'], timeout: minutes * 60_000 });
   log(`checking out ${ref} (${commit.slice(0, 10)}) into ${dir}`);
-  run('git', ['worktree', 'add', '--quiet', '--detach', dir, commit], ROOT, 1);
+  await run('git', ['worktree', 'add', '--quiet', '--detach', dir, commit], ROOT, 1);
   log('npm ci in the worktree…');
-  run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], dir, 10);
+  await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], dir, 10);
   log('building the earlier commit…');
-  run('npm', ['run', 'build', '--silent'], dir, 5);
+  await run('npm', ['run', 'build', '--silent'], dir, 5);
   return { dir, commit };
 }
 
@@ -223,6 +248,8 @@ export async function compareAgainst(ref: string, log: Log) {
   const receiver = new Receiver(`http://127.0.0.1:${receiverPort}`);
   try {
     await withBoth(builds, {}, 'pg-hooks', log, async (both) => {
+      // one drain each first, not counted: the other figures' load runs start with a warm-up too
+      for (const side of SIDES) await orderedDrains(both[side].svc, both[side].db, receiver, null, 1, `${side}-warm-`);
       results.push(
         await alternate(
           {
@@ -263,8 +290,8 @@ export async function compareAgainst(ref: string, log: Log) {
     cpu(f.earlier),
     f.note,
   ]);
-  const current = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const uncommitted = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+  const current = (await execFileAsync('git', ['rev-parse', 'HEAD'], { cwd: ROOT })).stdout.trim();
+  const uncommitted = (await execFileAsync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT })).stdout.trim() !== '';
   const loadAtEnd = os.loadavg().map((n) => round(n));
   process.stdout.write(`\ncurrent ${current.slice(0, 10)}${uncommitted ? ' with uncommitted changes' : ''} against ${ref} (${earlier.commit.slice(0, 10)}); ratio > 1: the current is faster; CPU: service + PostgreSQL\n`);
   process.stdout.write(textTable(header, lines));

@@ -879,9 +879,13 @@ const deadline = setTimeout(() => {
   void cleanupAll().finally(() => process.exit(1));
 }, Number(process.env.BENCH_DEADLINE ?? defaultDeadline) * 1000);
 deadline.unref();
-// Interrupted, it cleans up the same way (the worktree of BENCH_AGAINST included).
+// Interrupted, it cleans up the same way (the worktree of BENCH_AGAINST included); npm relays a
+// Ctrl-C a second time, which must not end the cleanup.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
     process.stderr.write(`bench: ${signal}, stopping\n`);
     void cleanupAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });

@@ -13,14 +13,22 @@ export const SECRETS_KEY = 'ab'.repeat(32);
 const children = new Set<ChildProcess>();
 const cleanups: Array<() => Promise<void>> = [];
 
-/** Every process and database the bench started is stopped, whatever happens. */
-export async function cleanupAll(): Promise<void> {
-  for (const child of children) {
-    for (const pid of child.pid ? childPids(child.pid) : []) kill(pid);
-    child.kill('SIGKILL');
-  }
-  children.clear();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+let cleaning = Promise.resolve();
+
+/**
+ * Every process and database the bench started is stopped, whatever happens. A call made while
+ * another runs (an interrupt during the end of a run) waits for it, then cleans what is left.
+ */
+export function cleanupAll(): Promise<void> {
+  cleaning = cleaning.then(async () => {
+    for (const child of children) {
+      for (const pid of child.pid ? childPids(child.pid) : []) kill(pid);
+      child.kill('SIGKILL');
+    }
+    children.clear();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  });
+  return cleaning;
 }
 /** Runs at cleanupAll (temporary directories and the like). */
 export function onCleanup(task: () => Promise<void>): void {

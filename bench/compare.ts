@@ -29,7 +29,7 @@ import { meLoad } from './scenarios/me.js';
 import { cachedReads, seedSnapshot } from './scenarios/snapshots.js';
 
 /** Rounds per figure; at most 12, as each round of booking creates takes 20 source addresses of its own. */
-const ROUNDS = Math.min(12, Math.max(3, Number(process.env.BENCH_AGAINST_ROUNDS ?? 3)));
+const ROUNDS = Math.min(12, Math.max(3, Number(process.env.BENCH_AGAINST_ROUNDS) || 3));
 
 export type Side = 'current' | 'earlier';
 const SIDES: Side[] = ['current', 'earlier'];
@@ -104,12 +104,13 @@ async function alternate(figure: Figure, log: Log) {
 }
 type Result = Awaited<ReturnType<typeof alternate>>;
 
-/** npm's own variables (npm_config_*…) from `npm run bench` would point a nested npm at this checkout. */
-const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+/** The environment without what `npm run bench` sets about this checkout (npm_package_json, npm_config_local_prefix…). */
+const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_')));
 
 /**
- * A command run without blocking the event loop (tsx kills a child that cannot take its interrupt),
- * in a process group of its own, killed with everything it started at cleanup or after `minutes`.
+ * A command run without blocking the event loop (the deadline and an interrupt must be able to
+ * clean up), in a process group of its own, killed with everything it started at cleanup or after
+ * `minutes`.
  */
 function run(command: string, args: string[], cwd: string, minutes: number): Promise<void> {
   const child = spawn(command, args, { cwd, env: cleanEnv(), stdio: ['ignore', 'inherit', 'inherit'], detached: true });
@@ -118,6 +119,7 @@ function run(command: string, args: string[], cwd: string, minutes: number): Pro
     child.once('exit', (code, signal) => resolve(code === 0 ? null : (signal ?? `exit code ${code}`)));
   });
   const end = () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch {

@@ -18,7 +18,8 @@
  *   BENCH_DATABASE_URL     PostgreSQL to create the throwaway databases in
  *                          (default postgres://root@127.0.0.1:5432/test)
  *   BENCH_AGAINST=<ref>    instead of the scenarios above: four figures of this checkout against
- *                          an earlier commit's build, alternating (bench/compare.ts; deadline 900 s)
+ *                          an earlier commit's build, alternating for BENCH_AGAINST_ROUNDS rounds
+ *                          (3) and written to bench/compare.json (bench/compare.ts; deadline 900 s)
  *
  * Processes, in order (each service stopped before the next starts):
  *   baseline   bench/lib/baseline-server.mjs, a bare Fastify app (the /me and snapshot baselines),

@@ -871,8 +871,8 @@ function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>,
   }
 }
 
-// The whole run stays under 10 minutes: past BENCH_DEADLINE seconds (default 570) it stops,
-// cleaning up what it started.
+// The whole run stays under 10 minutes: past BENCH_DEADLINE seconds (default 570; 900 with
+// BENCH_AGAINST, which installs and builds a second checkout) it stops, cleaning up what it started.
 const defaultDeadline = against ? 900 : only && !only.includes('soak') && !only.includes('growth') ? 570 : 570 + 300 + (wanted('soak') ? 2 * SOAK_SECONDS + 180 : 0);
 const deadline = setTimeout(() => {
   process.stderr.write('bench: deadline reached, stopping\n');
@@ -880,8 +880,8 @@ const deadline = setTimeout(() => {
   void cleanupAll().finally(() => process.exit(1));
 }, Number(process.env.BENCH_DEADLINE ?? defaultDeadline) * 1000);
 deadline.unref();
-// Interrupted, it cleans up the same way (the worktree of BENCH_AGAINST included); npm relays a
-// Ctrl-C a second time, which must not end the cleanup.
+// Interrupted, it cleans up the same way (the worktree of BENCH_AGAINST included); a second signal
+// (a relay, or Ctrl-C pressed again) must not cut that cleanup short.
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

@@ -108,9 +108,9 @@ export interface ServiceOptions {
 }
 
 /**
- * Starts the built service (dist/main.js of `options.root`, this checkout by default) with the given environment. stop() ends it with SIGTERM
- * (its graceful shutdown, which is also when --cpu-prof writes its profile) and waits for it and
- * its cluster workers, SIGKILL after 8 s.
+ * Starts the built service (dist/main.js of `options.root`, this checkout by default) with the
+ * given environment. stop() ends it with SIGTERM (its graceful shutdown, which is also when
+ * --cpu-prof writes its profile) and waits for it and its cluster workers, SIGKILL after 8 s.
  */
 export async function startService(env: Record<string, string>, options: ServiceOptions = {}): Promise<Service> {
   const port = await freePort();

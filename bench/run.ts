@@ -17,6 +17,9 @@
  *   BENCH_DEADLINE=570     seconds after which the run gives up (cleaning up)
  *   BENCH_DATABASE_URL     PostgreSQL to create the throwaway databases in
  *                          (default postgres://root@127.0.0.1:5432/test)
+ *   BENCH_AGAINST=<ref>    instead of the scenarios above: four figures of this checkout against
+ *                          an earlier commit's build, alternating for BENCH_AGAINST_ROUNDS rounds
+ *                          (3) and written to bench/compare.json (bench/compare.ts; deadline 900 s)
  *
  * Processes, in order (each service stopped before the next starts):
  *   baseline   bench/lib/baseline-server.mjs, a bare Fastify app (the /me and snapshot baselines),
@@ -62,8 +65,10 @@ import { wakeupRun } from './scenarios/wakeup.js';
 import { DELAY_MS, delayProxy, networkBaseline, networkRun, throughProxy } from './scenarios/network.js';
 import { BIG, growthRun, pgliteGrowthRun, type GrowthResult, type PGliteGrowthResult } from './scenarios/growth.js';
 import { SOAK_SECONDS, soakRun, type SoakResult } from './scenarios/soak.js';
+import { compareAgainst } from './compare.js';
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const against = process.env.BENCH_AGAINST?.trim();
 const wanted = (...names: string[]) => !only || names.some((n) => only.includes(n));
 const profiledNote = PROFILING ? 'profiled' : undefined;
 const sessions = new Map<Service, ProfileSession>();
@@ -246,6 +251,7 @@ async function main() {
   log(`load average ${loadAtStart.join(' ')}; ${SECONDS} s per load run after ${WARMUP_SECONDS} s warm-up${PROFILING ? '; PROFILING' : ''}`);
   log('building…');
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (against) return compareAgainst(against, log);
 
   const baselinePort = await freePort();
   const baselineServer = await startScript(path.join(ROOT, 'bench/lib/baseline-server.mjs'), { PORT: String(baselinePort) }, /listening/);
@@ -865,14 +871,26 @@ function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>,
   }
 }
 
-// The whole run stays under 10 minutes: past BENCH_DEADLINE seconds (default 570) it stops,
-// cleaning up what it started.
+// The whole run stays under 10 minutes: past BENCH_DEADLINE seconds (default 570; 900 with
+// BENCH_AGAINST, which installs and builds a second checkout) it stops, cleaning up what it started.
+const defaultDeadline = against ? 900 : only && !only.includes('soak') && !only.includes('growth') ? 570 : 570 + 300 + (wanted('soak') ? 2 * SOAK_SECONDS + 180 : 0);
 const deadline = setTimeout(() => {
   process.stderr.write('bench: deadline reached, stopping\n');
   process.exitCode = 1;
   void cleanupAll().finally(() => process.exit(1));
-}, Number(process.env.BENCH_DEADLINE ?? (only && !only.includes('soak') && !only.includes('growth') ? 570 : 570 + 300 + (wanted('soak') ? 2 * SOAK_SECONDS + 180 : 0))) * 1000);
+}, Number(process.env.BENCH_DEADLINE ?? defaultDeadline) * 1000);
 deadline.unref();
+// Interrupted, it cleans up the same way (the worktree of BENCH_AGAINST included); a second signal
+// (a relay, or Ctrl-C pressed again) must not cut that cleanup short.
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`bench: ${signal}, stopping\n`);
+    void cleanupAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
 
 main()
   .catch((error) => {

@@ -13,14 +13,22 @@ export const SECRETS_KEY = 'ab'.repeat(32);
 const children = new Set<ChildProcess>();
 const cleanups: Array<() => Promise<void>> = [];
 
-/** Every process and database the bench started is stopped, whatever happens. */
-export async function cleanupAll(): Promise<void> {
-  for (const child of children) {
-    for (const pid of child.pid ? childPids(child.pid) : []) kill(pid);
-    child.kill('SIGKILL');
-  }
-  children.clear();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+let cleaning = Promise.resolve();
+
+/**
+ * Every process and database the bench started is stopped, whatever happens. A call made while
+ * another runs (an interrupt during the end of a run) waits for it, then cleans what is left.
+ */
+export function cleanupAll(): Promise<void> {
+  cleaning = cleaning.then(async () => {
+    for (const child of children) {
+      for (const pid of child.pid ? childPids(child.pid) : []) kill(pid);
+      child.kill('SIGKILL');
+    }
+    children.clear();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  });
+  return cleaning;
 }
 /** Runs at cleanupAll (temporary directories and the like). */
 export function onCleanup(task: () => Promise<void>): void {
@@ -95,12 +103,14 @@ const alive = (pid: number) => {
 export interface ServiceOptions {
   /** Node flags for the service process (e.g. --cpu-prof; Node 20 refuses them in NODE_OPTIONS). */
   execArgv?: string[];
+  /** The checkout whose build (dist/main.js) runs, and its working directory: this one by default. */
+  root?: string;
 }
 
 /**
- * Starts the built service (dist/main.js) with the given environment. stop() ends it with SIGTERM
- * (its graceful shutdown, which is also when --cpu-prof writes its profile) and waits for it and
- * its cluster workers, SIGKILL after 8 s.
+ * Starts the built service (dist/main.js of `options.root`, this checkout by default) with the
+ * given environment. stop() ends it with SIGTERM (its graceful shutdown, which is also when
+ * --cpu-prof writes its profile) and waits for it and its cluster workers, SIGKILL after 8 s.
  */
 export async function startService(env: Record<string, string>, options: ServiceOptions = {}): Promise<Service> {
   const port = await freePort();
@@ -113,8 +123,9 @@ export async function startService(env: Record<string, string>, options: Service
     through.port = pooler;
     env = { ...env, DATABASE_URL: through.toString(), DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: env.DATABASE_URL };
   }
-  const child = spawn(process.execPath, [...(options.execArgv ?? []), path.join(ROOT, 'dist/main.js')], {
-    cwd: ROOT,
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), path.join(root, 'dist/main.js')], {
+    cwd: root,
     env: {
       PATH: process.env.PATH,
       PORT: String(port),

@@ -36,18 +36,28 @@ export const joinNotes = (...parts: Array<string | number | false | undefined | 
 /** Rows in issue order (stable: rows of one item keep the order they were measured in). */
 export const ordered = (list: Row[] = rows) => [...list].sort((a, b) => a.item - b.item);
 
+const HEADER = ['#', 'scenario', 'engine', 'value', 'unit', 'baseline', 'ratio', 'target', 'p50 ms', 'p99 ms', 'note'];
+const cells = (r: Row) => [r.item, r.scenario, r.engine, r.value, r.unit, r.baseline, r.ratio, r.target, r.p50, r.p99, r.note];
+
 export function formatTable(list: Row[] = ordered()): string {
-  const header = ['#', 'scenario', 'engine', 'value', 'unit', 'baseline', 'ratio', 'target', 'p50 ms', 'p99 ms', 'note'];
-  const lines = list.map((r) => [r.item, r.scenario, r.engine, r.value, r.unit, r.baseline ?? '', r.ratio ?? '', r.target ?? '', r.p50 ?? '', r.p99 ?? '', r.note ?? ''].map(String));
+  return textTable(HEADER, list.map(cells));
+}
+
+/** The same table as Markdown, for the README's performance section. */
+export function formatMarkdown(list: Row[] = ordered()): string {
+  return markdownTable(HEADER, list.map(cells));
+}
+
+/** Columns padded to their widest cell. */
+export function textTable(header: string[], list: unknown[][]): string {
+  const lines = list.map((l) => l.map((v) => String(v ?? '')));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ').trimEnd();
   return `${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${lines.map(fmt).join('\n')}\n`;
 }
 
-/** The same table as Markdown, for the README's performance section. */
-export function formatMarkdown(list: Row[] = ordered()): string {
-  const header = ['#', 'scenario', 'engine', 'value', 'unit', 'baseline', 'ratio', 'target', 'p50 ms', 'p99 ms', 'note'];
+export function markdownTable(header: string[], list: unknown[][]): string {
   const cell = (v: unknown) => String(v ?? '').replace(/\|/g, '\\|');
-  const lines = list.map((r) => `| ${[r.item, r.scenario, r.engine, r.value, r.unit, r.baseline, r.ratio, r.target, r.p50, r.p99, r.note].map(cell).join(' | ')} |`);
+  const lines = list.map((l) => `| ${l.map(cell).join(' | ')} |`);
   return `| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n${lines.join('\n')}\n`;
 }

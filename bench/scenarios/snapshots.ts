@@ -11,7 +11,7 @@
  */
 import { addDays, kolkataDate } from '../../src/lib/time.js';
 import { bookingBody, call, createProperty, inParallel, setupIntegration, staff } from '../lib/api.js';
-import { keepAliveAgent, percentile, request, sequential } from '../lib/clients.js';
+import { keepAliveAgent, percentile, request, sequential, type Shot } from '../lib/clients.js';
 import pg from 'pg';
 import path from 'node:path';
 import { freePort, ROOT, startScript, type Service } from '../lib/processes.js';
@@ -24,6 +24,8 @@ const REQUESTS = Number(process.env.BENCH_SNAPSHOT_REQUESTS ?? 200);
 /** Reads that each follow a host edit of the window (so none is served from the snapshot cache). */
 const AFTER_WRITE = Number(process.env.BENCH_SNAPSHOT_AFTER_WRITE ?? 100);
 
+type MeasureHooks = { onMeasureStart(): Promise<void>; onMeasureEnd(): void };
+
 /** Deterministic pseudo-random numbers, so both engines get the same bookings. */
 function rng(seed: number) {
   let s = seed;
@@ -35,13 +37,7 @@ function rng(seed: number) {
  * by `writer` (another process of the service on the same database, whose commits notify this
  * one) and in plain SQL (another node's write as the database sees it, with no notification).
  */
-export async function snapshotRun(
-  service: Service,
-  baselineBase: string,
-  hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void },
-  pgUrl?: string,
-  writer?: Service,
-) {
+export async function snapshotRun(service: Service, baselineBase: string, hooks?: MeasureHooks, pgUrl?: string, writer?: Service) {
   // A receiver for the integration's webhooks: the reads after a webhook wait for its event.
   const receiverPort = await freePort();
   const receiver = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);
@@ -53,14 +49,11 @@ export async function snapshotRun(
   }
 }
 
-async function measureSnapshots(
-  service: Service,
-  baselineBase: string,
-  receiverBase: string,
-  hooks?: { onMeasureStart(): Promise<void>; onMeasureEnd(): void },
-  pgUrl?: string,
-  writer?: Service,
-) {
+/**
+ * The snapshot's property, created, booked and edited through the API; `shot` reads its 92-night
+ * availability window.
+ */
+export async function seedSnapshot(service: Service) {
   const integration = await setupIntegration(service.base, { name: 'Bench snapshot' });
   const property = (await createProperty(service.base, integration.apiKey, 'SNAP', UNITS)) as unknown as { doorloom_id: number; units: Array<{ inventory_id: number }> };
   const today = kolkataDate(Date.now());
@@ -93,11 +86,22 @@ async function measureSnapshots(
 
   const path = `/api/integrations/v1/properties/${property.doorloom_id}/availability?from=${today}&to=${addDays(today, NIGHTS - 1)}`;
   const shot = () => ({ path, headers: { authorization: `Bearer ${integration.apiKey}` } });
+  return { integration, property, today, bookings: stays.length, host, shot };
+}
+
+/** REQUESTS sequential reads of the seeded availability snapshot after a warm-up: the cached steady state. */
+export async function cachedReads(service: Service, shot: () => Shot, hooks?: MeasureHooks) {
   await sequential(service.base, shot, { warmup: 20, count: 0, seconds: SECONDS });
   // CPU (and, with BENCH_PROFILE=1, the profile window) of the availability reads alone
   await hooks?.onMeasureStart();
   const ours = await sequential(service.base, shot, { warmup: 0, count: REQUESTS, seconds: SECONDS });
   hooks?.onMeasureEnd();
+  return ours;
+}
+
+async function measureSnapshots(service: Service, baselineBase: string, receiverBase: string, hooks?: MeasureHooks, pgUrl?: string, writer?: Service) {
+  const { integration, property, today, bookings, host, shot } = await seedSnapshot(service);
+  const ours = await cachedReads(service, shot, hooks);
   const bare = await sequential(baselineBase, () => ({ path: `/bytes/${ours.bytes}` }), { warmup: 20, count: ours.count, seconds: SECONDS });
   // The first read after a change: a host edit of the window's last night moves the calendar
   // version before each timed read. On PostgreSQL the service rebuilds its kept snapshot as the
@@ -176,5 +180,5 @@ async function measureSnapshots(
     const b = await sequential(baselineBase, () => ({ path: `/bytes/${o.bytes}` }), { warmup: 20, count: o.count, seconds: SECONDS });
     others[kind] = { ours: o, bare: b };
   }
-  return { ours, bare, bookings: stays.length, others, afterWrite: missed, afterWriteElsewhere: missedElsewhere, afterOtherProcess: missedOtherProcess, afterWebhook: readOnWebhook };
+  return { ours, bare, bookings, others, afterWrite: missed, afterWriteElsewhere: missedElsewhere, afterOtherProcess: missedOtherProcess, afterWebhook: readOnWebhook };
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every measurement of issues 8 and 17 in one run, each against a baseline measured in
+ * `npm run bench`: every measurement in one run, each against a baseline measured in
  * the same run on the same machine. Prints a table and writes bench/results.json. Loopback only;
  * every load run and wait is bounded in count and time; every process and database it starts is
  * stopped at the end (bench/lib/processes.ts).
@@ -28,23 +28,23 @@
  *   pg-off-w2  same database, WORKERS=2: GET /me; then pg-off again (WORKERS=1): GET /me
  *   pg-on      PostgreSQL, WORKERS=1, rate limits on: distinct-unit booking creates; then, with
  *              no service, pgbench runs a create's own statements against the INSERT baseline's
- *              transaction on the same database (item 1's floor, bench/scenarios/floor.ts)
+ *              transaction on the same database (the floor, bench/scenarios/floor.ts)
  *   pg-on-w2   same database, WORKERS=2: the same; then pg-on again (WORKERS=1): the same
  *   pg-hooks   PostgreSQL, WORKERS=1, rate limits on, and the receiver (bench/lib/receiver.mjs):
  *              webhook delivery and bulk fan-out
  *   pg-growth  PostgreSQL, RATE_LIMITS=off: bulk-loaded logs for GET /me, typed replay, retention
- *              and the daily-partition comparison (items 8–10, BENCH_ONLY=growth)
+ *              and the daily-partition comparison (BENCH_ONLY=growth)
  *   pglite-growth  the same on PGlite, stopped for each bulk load and started again on its
  *              DATA_DIR (BENCH_GROWTH_PGLITE=0 skips it)
  *   pglite     embedded PGlite, RATE_LIMITS=off: GET /me, snapshots, distinct booking creates; then
- *              bench/lib/pglite-memory.mjs on its DATA_DIR (item 7)
- *   soak-*     PGlite, then PostgreSQL, rate limits on, the receiver: the mixed soak (item 11,
- *              BENCH_ONLY=soak, BENCH_SOAK_SECONDS)
+ *              bench/lib/pglite-memory.mjs on its DATA_DIR
+ *   soak-*     PGlite, then PostgreSQL, rate limits on, the receiver: the mixed soak
+ *              (BENCH_ONLY=soak, BENCH_SOAK_SECONDS)
  *   pg-net     PostgreSQL through a TCP proxy that delays 1 ms each way, RATE_LIMITS=off: booking
  *              creates one at a time (round trips counted) and 20 clients on one property, against
  *              the INSERT baseline through the same proxy (BENCH_ONLY=network)
- * The booking baseline (item 1) is bench/lib/baseline-server.mjs with DATABASE_URL (POST /insert),
- * run after pg-on; POST /sync (item 6) runs on pg-hooks.
+ * The booking baseline is bench/lib/baseline-server.mjs with DATABASE_URL (POST /insert),
+ * run after pg-on; POST /sync runs on pg-hooks.
  * RATE_LIMITS=off only where the contract's per-minute tiers would otherwise be what is measured
  * (GET /me: 60 a minute; one integration's contended creates; property reads for snapshots).
  */
@@ -159,7 +159,7 @@ function floorRows(floor: Awaited<ReturnType<typeof floorRun>>, service: Booking
     baseline: insert.perSecond,
     ratio: round(create.perSecond / insert.perSecond),
     note: joinNotes(
-      `PostgreSQL CPU per create ${create.postgres_cpu_ms_per_op} ms, ${times}x an insert's whole cost through the Fastify INSERT baseline (route ${fastifyInsert.service_cpu_ms_per_op} + PostgreSQL ${insert.postgres_cpu_ms_per_op} ms): where CPU runs out, no service creates faster than ${round(1 / times)} of the baseline's rate (item 1 asks 0.5)`,
+      `PostgreSQL CPU per create ${create.postgres_cpu_ms_per_op} ms, ${times}x an insert's whole cost through the Fastify INSERT baseline (route ${fastifyInsert.service_cpu_ms_per_op} + PostgreSQL ${insert.postgres_cpu_ms_per_op} ms): where CPU runs out, no service creates faster than ${round(1 / times)} of the baseline's rate (the target is 0.5)`,
       `against the Fastify INSERT baseline's rate in this run (${fastifyInsert.perSecond}/s): ${round(create.perSecond / fastifyInsert.perSecond)}; the service's creates ${service.created}/s: ${round(service.created / create.perSecond)} of this floor`,
       `WAL ${create.wal_bytes_per_op} B per create against ${insert.wal_bytes_per_op} B`,
       `pgbench CPU ${create.client_cpu_ms_per_op} ms per create`,
@@ -257,7 +257,7 @@ async function main() {
   const baselineServer = await startScript(path.join(ROOT, 'bench/lib/baseline-server.mjs'), { PORT: String(baselinePort) }, /listening/);
   const baselineBase = `http://127.0.0.1:${baselinePort}`;
 
-  // ---- item 5: GET /me against the bare route, measured right before AND right after it, the
+  // ---- GET /me against the bare route, measured right before AND right after it, the
   // baseline being their mean (the machine is shared: its load drifts within a minute) -------------
   const meAgainstBare = async (service: Service, engine: string, session: ProfileSession | null, pgUrl?: string) => {
     const before = await baselineMe(baselineBase);
@@ -616,7 +616,7 @@ async function main() {
     }
   }
 
-  // ---- growth (items 8–10), bulk-loaded data sets measured through the API ----------------------
+  // ---- growth: bulk-loaded data sets measured through the API ----------------------
   if (wanted('growth')) {
     const db = await createBenchDatabase();
     const svc = await start('pg-growth', { DATABASE_URL: db, RATE_LIMITS: 'off' }, false);
@@ -666,7 +666,7 @@ async function main() {
       log(`snapshot pglite p50 ${s.ours.p50} ms`);
     }
     if (wanted('bookings', 'pglite')) {
-      // item 2: the same distinct-unit creates on the embedded engine (this service runs
+      // the same distinct-unit creates on the embedded engine (this service runs
       // with RATE_LIMITS=off; the integrations and addresses are spread as on PostgreSQL anyway)
       const [set] = await setupDistinct(svc, 1);
       const created = await distinctRun(svc, null, set, 91, 0, null, 'POST /bookings distinct (pglite)');
@@ -678,7 +678,7 @@ async function main() {
     await svc.stop();
     pgliteMemoryRow(svc.dataDir);
   }
-  // ---- both engines: the mixed soak (item 11) ---------------------------------------------------
+  // ---- both engines: the mixed soak ----------------------------------------------------------
   if (wanted('soak')) {
     const receiverPort = await freePort();
     const receiverProcess = await startScript(path.join(ROOT, 'bench/lib/receiver.mjs'), { PORT: String(receiverPort) }, /listening/);

@@ -1,4 +1,4 @@
-// Where an embedded engine's memory goes (item 7). Opens PGlite on the DATA_DIR given as
+// Where an embedded engine's memory goes. Opens PGlite on the DATA_DIR given as
 // the first argument (a stopped service's), runs a read of every table, and prints one JSON line:
 // the process's RSS, V8's JS heap, the bytes V8 reports outside it (external: array buffers,
 // the engine's WebAssembly linear memory among them, its files when in memory), the size of the

@@ -33,7 +33,7 @@ export function verdict(value: number | undefined, atLeast: number): string {
 
 export const joinNotes = (...parts: Array<string | number | false | undefined | null>) => parts.filter(Boolean).join('; ');
 
-/** Rows in issue order (stable: rows of one item keep the order they were measured in). */
+/** Rows by their number (stable: rows of one number keep the order they were measured in). */
 export const ordered = (list: Row[] = rows) => [...list].sort((a, b) => a.item - b.item);
 
 const HEADER = ['#', 'scenario', 'engine', 'value', 'unit', 'baseline', 'ratio', 'target', 'p50 ms', 'p99 ms', 'note'];

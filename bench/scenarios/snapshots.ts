@@ -172,7 +172,7 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
   const missedElsewhere = pgUrl ? summary(elsewhere) : null;
   const missedOtherProcess = writer ? summary(otherProcess) : null;
   const readOnWebhook = summary(afterWebhook);
-  // item 3: the rates and restrictions snapshots of the same property and window, the same way
+  // the rates and restrictions snapshots of the same property and window, the same way
   const others: Record<string, { ours: Awaited<ReturnType<typeof sequential>>; bare: Awaited<ReturnType<typeof sequential>> }> = {};
   for (const kind of ['rates', 'restrictions']) {
     const other = `/api/integrations/v1/properties/${property.doorloom_id}/${kind}?from=${today}&to=${addDays(today, NIGHTS - 1)}`;

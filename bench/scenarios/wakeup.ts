@@ -1,5 +1,5 @@
 /**
- * Cross-process wake-up (item 8), on PostgreSQL: process A serves the API without background work
+ * Cross-process wake-up, on PostgreSQL: process A serves the API without background work
  * (NO_BACKGROUND=1), process B runs delivery. Each sample is one staff rate override of one night
  * through A (one rates.changed event); the time runs from A's 201 to the receiver's arrival of that
  * event (both on the shared wall clock; the receiver notes arrival times, bench/lib/receiver.mjs).

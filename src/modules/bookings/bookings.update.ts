@@ -2,7 +2,8 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, lockProperty, refuseUnbookable, releaseStay, reserveStay, type PropertyLock } from '../calendar/calendar.holds.js';
+import { isHoldConflict, refuseUnbookable, releaseStay, reserveStay } from '../calendar/calendar.holds.js';
+import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
 import { withEvents, type EventTransaction } from '../events/events.log.js';

@@ -24,7 +24,8 @@ import {
   type CalendarKind,
   type CalendarSettings,
 } from './calendar.payloads.js';
-import { loadCalendarData, lockProperty, touchCalendar } from './calendar.sql.js';
+import { lockProperty, touchInputsVersion } from '../properties/properties.lock.js';
+import { loadCalendarData } from './calendar.sql.js';
 import { SNAPSHOT_HORIZON_DAYS } from './calendar.snapshots.js';
 import type { BlockScope, MealPlansTable } from './calendar.tables.js';
 
@@ -106,7 +107,7 @@ async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: EventTran
   const { result } = await withEvents(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('No such property.');
-    await touchCalendar(trx, lock);
+    await touchInputsVersion(trx, lock);
     return work(trx);
   });
   return result;

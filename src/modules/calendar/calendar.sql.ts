@@ -2,9 +2,8 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Transaction } 
 import type { DB } from '../../db/schema.js';
 import { fromEpochDay, toEpochDay, type DateWindow } from '../../lib/time.js';
 import type { BlockScope, CalendarNightsTable } from './calendar.tables.js';
-import { CALENDAR_SIGNAL } from './calendar.snapshot-cache.js';
-import { signalAtCommit } from '../events/events.unit.js';
 import { PRICE_COLUMNS } from '../properties/properties.input.js';
+import { inputsVersionOf } from '../properties/properties.lock.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -123,7 +122,7 @@ export function snapshotDataQuery(
     select case when exists (select 1 from prop) then json_build_object(
       'property', (select row_to_json(prop) from prop),
       'last_sequence', (${lastSequence}),
-      'version', (select version::text from calendar_versions where property_id = (select id from prop)),
+      'version', ${inputsVersionOf(sql`(select id from prop)`)},
       'calendar', ${jsonObject(parts)}
     )::text end as doc
   `;
@@ -202,11 +201,11 @@ function heldUnits(holds: UnitHolds): Array<[number, number[]]> {
   return out;
 }
 
-/** What a snapshot reads besides the calendar: the property, the watermark, the calendar's version. */
+/** What a snapshot reads besides the calendar: the property, the watermark, the property's inputs version. */
 export interface SnapshotHead {
   property: { id: number; external_id: string | null };
   lastSequence: number;
-  /** The property's calendar version (calendar_versions); null before its first touchCalendar. */
+  /** The property's inputs version (inputsVersionOf); null before its first touchInputsVersion. */
   version: string | null;
 }
 
@@ -222,7 +221,7 @@ export function snapshotHeadQuery(
   return sql<SnapshotHeadRow>`
     with prop as (${property})
     select prop.id, prop.external_id, (${lastSequence}) as last_sequence,
-      (select version::text from calendar_versions where property_id = prop.id) as version
+      ${inputsVersionOf(sql`prop.id`)} as version
     from prop
   `;
 }
@@ -240,32 +239,12 @@ export function snapshotHeadOf(row: SnapshotHeadRow | undefined): SnapshotHead |
 }
 
 /**
- * Moves the version of a property's availability inputs (see the calendar_versions migration).
- * Every writer of units, unit aliases, unit blocks, holds or the nights' blocks and caps runs it
- * in the writing transaction, holding the property's lock (lockProperty): a snapshot cached at the old version is then never served once the write is
- * visible, in this process or any other. The statement, to run alone or as a CTE of a writer's
- * (`trx`, the writer's transaction: once it commits, this process, and on PostgreSQL the others
- * when the commit notifies them, rebuild the snapshots they keep of the property and that were read
- * since they were built; see calendar.snapshot-refresh.ts).
- */
-export function touchCalendarQuery(trx: Kysely<DB>, lock: PropertyLock): RawBuilder<unknown> {
-  const { propertyId } = lock;
-  signalAtCommit(trx, CALENDAR_SIGNAL, propertyId, { otherProcesses: true });
-  return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
-    on conflict (property_id) do update set version = excluded.version`;
-}
-
-/**
  * Moves the hold versions of the units in `units` (a query with a `unit_id` column, each unit
  * once), part of the statement that writes their holds (see the unit_hold_versions migration).
  */
 export function touchUnitHoldsQuery(units: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`insert into unit_hold_versions (unit_id, version) select t.unit_id, nextval('calendar_version_seq') from (${units}) as t
     on conflict (unit_id) do update set version = excluded.version`;
-}
-
-export async function touchCalendar(trx: Transaction<DB>, lock: PropertyLock): Promise<void> {
-  await touchCalendarQuery(trx, lock).execute(trx);
 }
 
 const jsonObject = (parts: Record<string, RawBuilder<unknown>>) =>
@@ -426,38 +405,4 @@ function unitsQuery(db: Q, propertyId: RawBuilder<number>, integrationId: number
     .select(['u.id', 'u.name', 'u.position', 'a.external_id as external_unit_id'])
     .where('u.property_id', '=', propertyId)
     .where('u.is_active', '=', true);
-}
-
-export type PropertyStatus = 'active' | 'inactive' | 'archived';
-
-/**
- * Proof that the transaction holds a property's lock. Only lockProperty makes one (the class is
- * not exported and its private field keeps any other object from passing for it), so a function
- * that takes a PropertyLock cannot be called without the lock.
- */
-class PropertyLock {
-  readonly #held = true;
-  constructor(
-    readonly propertyId: number,
-    /** The property's status, read under the lock. */
-    readonly status: PropertyStatus,
-  ) {}
-}
-export type { PropertyLock };
-
-/**
- * The property's lock, held to the end of the transaction: every writer of a property's calendar,
- * units, holds, bookings, settings or coverage takes it before it reads what it decides on, so a
- * units_cap or a fresh block is never overtaken by a concurrent booking, and the events written
- * under it are never older than their sequences. `for no key update` leaves inserts that merely
- * reference the property free. `property` is an id or a query of one; null when no such property.
- *
- * The lock order of every writer, so that no two wait on each other: the property (this lock),
- * then its bookings' rows, then the integrations' sequence rows (appendEvents, in id order). A
- * module's own bookkeeping row that names the work (a sync job) may come first.
- */
-export async function lockProperty(trx: Transaction<DB>, property: number | RawBuilder<number | null>): Promise<PropertyLock | null> {
-  const id = typeof property === 'number' ? sql`${property}::int` : sql`(${property})`;
-  const { rows } = await sql<{ id: number; status: PropertyStatus }>`select id, status from properties where id = ${id} for no key update`.execute(trx);
-  return rows[0] ? new PropertyLock(rows[0].id, rows[0].status) : null;
 }

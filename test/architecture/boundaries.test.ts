@@ -59,16 +59,6 @@ const IMPORT_EXCEPTIONS: Array<{ file: string; imports: string; by: 'db' | 'open
  * when one no longer names it.
  */
 const SQL_EXCEPTIONS: Array<{ file: string; table: string; by: 'db' | 'open'; reason: string }> = [
-  ...['properties', 'coverage', 'units', 'unit_aliases'].flatMap((table) => [
-    { file: 'src/modules/bookings/bookings.sql.ts', table, by: 'db' as const, reason: 'the booking write path, rewritten in the database rework: reads the property, its units and aliases and coverage in its statements' },
-  ]),
-  { file: 'src/modules/bookings/bookings.create.ts', table: 'properties', by: 'db', reason: 'the booking create path locks the property inline; the lock moves to one protocol' },
-  ...['properties', 'units', 'unit_aliases'].map((table) => ({
-    file: 'src/modules/calendar/calendar.sql.ts', table, by: 'db' as const, reason: 'the property calendar lock and pricing reads, rewritten in the database rework',
-  })),
-  ...['properties', 'units'].map((table) => ({
-    file: 'src/modules/calendar/calendar.service.ts', table, by: 'db' as const, reason: 'its query sites are being moved into calendar.sql.ts in the database rework',
-  })),
   ...['coverage', 'integrations'].map((table) => ({
     file: 'src/modules/events/events.log.ts', table, by: 'db' as const, reason: 'the append path (covering targets, sequence allocation), rewritten in the database rework',
   })),

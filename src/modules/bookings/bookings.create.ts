@@ -10,7 +10,9 @@ import type { CreateBookingInput, HostCreateBookingInput } from './bookings.sche
 import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendTarget, type EventTransaction } from '../events/events.log.js';
-import { bookingInsert, coveredPropertyId, nextBookingId, selectCreateContext, selectOwnByExternalId, selectPropertyUnits, selectUnitAliasesOf, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { coveredPropertyId } from '../properties/properties.resolve.js';
+import { propertyExists, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
+import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -194,8 +196,7 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, input: H
   notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
   const units = await selectPropertyUnits(deps.db, propertyId, null);
   if (units.length === 0) {
-    const exists = await deps.db.selectFrom('properties').select('id').where('id', '=', propertyId).executeTakeFirst();
-    if (!exists) throw notFound('No such property.');
+    if (!(await propertyExists(deps.db, propertyId))) throw notFound('No such property.');
   }
   if (input.external_booking_id !== undefined) {
     const taken = await deps.db

@@ -2,8 +2,8 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Transaction } 
 import type { DB } from '../../db/schema.js';
 import { fromEpochDay, toEpochDay, type DateWindow } from '../../lib/time.js';
 import type { BlockScope, CalendarNightsTable } from './calendar.tables.js';
-import { PRICE_COLUMNS } from '../properties/properties.input.js';
 import { inputsVersionOf } from '../properties/properties.lock.js';
+import { activeUnitsSource, activeUnitsWithAliases, pricingQuery } from '../properties/properties.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -56,8 +56,6 @@ export interface CalendarData {
   mealPlans: Array<{ code: string; adult_price: number; child_price: number }>;
   rules: RulesRow | null;
 }
-
-const PRICING_COLUMNS = [...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst'] as const;
 
 /** The calendar parts of a document, as the database sends them (see calendarOf). */
 interface CalendarDoc {
@@ -281,7 +279,7 @@ function calendarParts(
     ),
   };
   if (kinds.has('rates')) {
-    parts.pricing = jsonRow(db.selectFrom('properties').select(PRICING_COLUMNS).where('id', '=', propertyId));
+    parts.pricing = jsonRow(pricingQuery(db, propertyId));
     parts.meal_plans = jsonRows(db.selectFrom('meal_plans').select(['code', 'adult_price', 'child_price']).where('property_id', '=', propertyId));
   }
   if (kinds.has('restrictions')) {
@@ -290,14 +288,12 @@ function calendarParts(
     );
   }
   if (kinds.has('availability')) {
-    parts.units = jsonRows(unitsQuery(db, propertyId, integrationId));
+    parts.units = jsonRows(activeUnitsWithAliases(db, propertyId, integrationId));
     parts.unit_blocks = jsonRows(
       db
         .selectFrom('unit_blocks as b')
-        .innerJoin('units as u', 'u.id', 'b.unit_id')
+        .innerJoin(activeUnitsSource(db, propertyId).as('u'), 'u.id', 'b.unit_id')
         .select(['b.unit_id', 'b.night', 'b.block_scope'])
-        .where('u.property_id', '=', propertyId)
-        .where('u.is_active', '=', true)
         .where('b.night', '>=', span.from)
         .where('b.night', '<=', span.to),
     );
@@ -311,14 +307,14 @@ function calendarParts(
     // read after a change from 2.3–2.4 to 2.1–2.2 ms (p50, PostgreSQL) and 4.0–4.2 to 3.8 (PGlite).
     const exclude = options.excludeBookingId ?? null;
     parts.holds = options.known
-      ? versionedHolds(propertyId, span, options.known)
+      ? versionedHolds(db, propertyId, span, options.known)
       : sql`(select coalesce(json_agg(json_build_array(u.id, held.nights)), '[]'::json)
-      from units u cross join lateral (
+      from (${activeUnitsSource(db, propertyId)}) as u cross join lateral (
         select array_agg(h.night - ${span.from}::date) as nights from unit_nights h
         where h.unit_id = u.id and h.night >= ${span.from}::date and h.night <= ${span.to}::date
           ${exclude === null ? sql`` : sql`and h.booking_id <> ${exclude}`}
       ) as held
-      where u.property_id = ${propertyId} and u.is_active and held.nights is not null)`;
+      where held.nights is not null)`;
   }
   return parts;
 }
@@ -329,16 +325,15 @@ function calendarParts(
  * key lookup instead of a range scan of its holds (a row per night held): after a host edit of a
  * 50-unit property none is read again, after a booking only its units.
  */
-function versionedHolds(propertyId: RawBuilder<number>, span: DateWindow, known: KnownHolds): RawBuilder<unknown> {
+function versionedHolds(db: Q, propertyId: RawBuilder<number>, span: DateWindow, known: KnownHolds): RawBuilder<unknown> {
   return sql`(select coalesce(json_agg(case when k.version = hv.version
         then json_build_array(u.id, hv.version::text)
         else json_build_array(u.id, hv.version::text, (
           select array_agg(h.night - ${span.from}::date) from unit_nights h
           where h.unit_id = u.id and h.night >= ${span.from}::date and h.night <= ${span.to}::date)) end), '[]'::json)
-    from units u
+    from (${activeUnitsSource(db, propertyId)}) as u
       left join unit_hold_versions hv on hv.unit_id = u.id
-      left join unnest(${known.ids}::int[], ${known.versions}::bigint[]) as k(unit_id, version) on k.unit_id = u.id
-    where u.property_id = ${propertyId} and u.is_active)`;
+      left join unnest(${known.ids}::int[], ${known.versions}::bigint[]) as k(unit_id, version) on k.unit_id = u.id)`;
 }
 
 function calendarOf(propertyId: number, doc: CalendarDoc, span: DateWindow): CalendarData {
@@ -394,15 +389,4 @@ function groupByNight<R extends { night: string; unit_id: number }, V>(rows: R[]
     perUnit.set(row.unit_id, value(row));
   }
   return out;
-}
-
-function unitsQuery(db: Q, propertyId: RawBuilder<number>, integrationId: number | null) {
-  return db
-    .selectFrom('units as u')
-    .leftJoin('unit_aliases as a', (join) =>
-      join.onRef('a.unit_id', '=', 'u.id').on('a.integration_id', '=', integrationId ?? -1),
-    )
-    .select(['u.id', 'u.name', 'u.position', 'a.external_id as external_unit_id'])
-    .where('u.property_id', '=', propertyId)
-    .where('u.is_active', '=', true);
 }

@@ -11,8 +11,9 @@ export const CALENDAR_SIGNAL = INPUTS_SIGNAL;
  * served again only after a statement has read, in one database snapshot, the watermark and the
  * version, and found the same property at the same version: every writer of availability's inputs
  * moves the version in its own transaction (touchInputsVersion), so a cached payload is exactly
- * what the database holds at that watermark, whichever process wrote. Rates and restrictions also depend on prices, meal
- * plans, rules and settings, which no version covers: they are built on every read.
+ * what the database holds at that watermark, whichever process wrote. Rates and restrictions also
+ * depend on prices, meal plans, rules and settings, which no version covers: they are built on
+ * every read.
  *
  * One per runtime (Deps.state.snapshots), bounded by the bytes of what it keeps; the entry used
  * least recently goes first.

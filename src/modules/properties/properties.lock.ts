@@ -42,8 +42,9 @@ export async function lockProperty(trx: Transaction<DB>, property: number | RawB
 }
 
 /**
- * The signal (deps.signals) a committed move of a property's inputs version sends in its process,
- * with the property ids; the calendar's availability snapshots listen to it.
+ * The signal (deps.signals; `calendar` in src/signals.ts) a committed move of a property's inputs
+ * version sends in its process, with the property ids; the calendar's availability snapshots
+ * listen to it.
  */
 export const INPUTS_SIGNAL = 'calendar' as const;
 

@@ -57,7 +57,10 @@ import {
 const createBody = bodyValidation({ rules: createRules });
 const updateBody = bodyValidation({ rules: updateRules });
 
-/** The calendar's events that a property's create, coverage and unit or price changes record after its own. */
+/**
+ * The calendar's events that a property's create, coverage and unit or price changes record after
+ * their own; built here until app.ts passes it in, as the service below takes it as a parameter.
+ */
 const calendarOf =
   (deps: Deps): CalendarDrafts =>
   (trx, propertyId, kinds, windows, target) =>

@@ -4,12 +4,12 @@ import { notFound } from '../../src/http/errors.js';
 import {
   availabilityForStay,
   isHoldConflict,
-  lockProperty,
   releaseStay,
   reserveStay,
   type ReserveRequest,
   type StayOptions,
 } from '../../src/modules/calendar/calendar.holds.js';
+import { lockProperty } from '../../src/modules/properties/properties.lock.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { alias, cover, hold, insertProperty, makeBooking, today, type FixtureProperty } from './fixtures.js';
 

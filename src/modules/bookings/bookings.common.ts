@@ -7,7 +7,8 @@ import { availabilityForStay, isHoldConflict, unavailable } from '../calendar/ca
 import { type StayRules } from './bookings.input.js';
 import { bookingUnits, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import type { UnitEntryInput } from './bookings.schemas.js';
-import { isHost, selectAliases, selectPropertyExternalId, type BookingRow, type PropertyUnit, type Viewer } from './bookings.sql.js';
+import { selectAliasesOfUnits, selectPropertyExternalId, type PropertyUnit } from '../properties/properties.sql.js';
+import { isHost, type BookingRow, type Viewer } from './bookings.sql.js';
 import type { BookingUnit, MealPlan } from './bookings.tables.js';
 
 export const rulesOf = (deps: Deps): StayRules => ({ maxStayNights: deps.config.maxStayNights });
@@ -94,7 +95,7 @@ export async function idsFor(db: Deps['db'] | Transaction<DB>, viewer: Viewer, r
   if (isHost(viewer)) return NO_IDS;
   const [propertyExternalId, aliases] = await Promise.all([
     selectPropertyExternalId(db, viewer.integrationId, row.property_id),
-    selectAliases(
+    selectAliasesOfUnits(
       db,
       viewer.integrationId,
       bookingUnits(row).map((u) => u.unit_id),

@@ -3,13 +3,16 @@ import type { RawBuilder } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, lockProperty, refuseUnbookable, reserveStay, type PropertyLock } from '../calendar/calendar.holds.js';
+import { isHoldConflict, refuseUnbookable, reserveStay } from '../calendar/calendar.holds.js';
+import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendTarget, type EventTransaction } from '../events/events.log.js';
-import { bookingInsert, coveredPropertyId, nextBookingId, selectCreateContext, selectOwnByExternalId, selectPropertyUnits, selectUnitAliasesOf, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { coveredPropertyId } from '../properties/properties.resolve.js';
+import { propertyExists, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
+import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -193,8 +196,7 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, input: H
   notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
   const units = await selectPropertyUnits(deps.db, propertyId, null);
   if (units.length === 0) {
-    const exists = await deps.db.selectFrom('properties').select('id').where('id', '=', propertyId).executeTakeFirst();
-    if (!exists) throw notFound('No such property.');
+    if (!(await propertyExists(deps.db, propertyId))) throw notFound('No such property.');
   }
   if (input.external_booking_id !== undefined) {
     const taken = await deps.db

@@ -6,7 +6,8 @@ import { buildAvailability, calendarEventDrafts } from '../calendar/calendar.pay
 import type { CalendarData } from '../calendar/calendar.sql.js';
 import { appendEvents, type AppendTarget, type EventDraft, type EventTarget, type EventTransaction } from '../events/events.log.js';
 import type { BookingObject } from './bookings.schemas.js';
-import { selectAliases, type BookingRow } from './bookings.sql.js';
+import { selectAliasesOfUnits } from '../properties/properties.sql.js';
+import type { BookingRow } from './bookings.sql.js';
 import type { BookingUnit } from './bookings.tables.js';
 
 /**
@@ -123,7 +124,7 @@ export function appendBookingEvents(trx: EventTransaction, options: BookingEvent
         let ids: ViewIds;
         if (options.actorIds && isActor) ids = { ...options.actorIds, propertyExternalId: target.propertyExternalId };
         else {
-          ids = { propertyExternalId: target.propertyExternalId, aliases: await selectAliases(trx, target.integrationId, unitIds) };
+          ids = { propertyExternalId: target.propertyExternalId, aliases: await selectAliasesOfUnits(trx, target.integrationId, unitIds) };
         }
         drafts.push({ type: 'booking.changed', window: null, data: { booking: bookingView(booking, ids) } });
       }

@@ -5,7 +5,8 @@ import { isValidDate } from '../../lib/time.js';
 import { parseUpdatedSince } from './bookings.input.js';
 import { bookingUnits, bookingView, type BookingView } from './bookings.payloads.js';
 import type { ListBookingsQueryInput } from './bookings.schemas.js';
-import { selectAliases, selectBookingPage, selectPropertyExternalIds, selectVisibleBooking, type Viewer } from './bookings.sql.js';
+import { selectAliasesOfUnits, selectPropertyExternalIds } from '../properties/properties.sql.js';
+import { selectBookingPage, selectVisibleBooking, type Viewer } from './bookings.sql.js';
 import { bookingNotFound, viewOf } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -43,7 +44,7 @@ export async function listBookings(deps: Deps, integrationId: number, query: Lis
     offset: (page - 1) * perPage,
   });
   const [aliases, externalIds] = await Promise.all([
-    selectAliases(
+    selectAliasesOfUnits(
       deps.db,
       integrationId,
       rows.flatMap((r) => bookingUnits(r).map((u) => u.unit_id)),

@@ -2,12 +2,14 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, lockProperty, refuseUnbookable, releaseStay, reserveStay, type PropertyLock } from '../calendar/calendar.holds.js';
+import { isHoldConflict, refuseUnbookable, releaseStay, reserveStay } from '../calendar/calendar.holds.js';
+import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
 import { withEvents, type EventTransaction } from '../events/events.log.js';
 import type { CancelBookingInput, UpdateBookingInput } from './bookings.schemas.js';
-import { bookingUpdate, isHost, isCovered, selectPropertyUnits, selectVisibleBooking, updateBookingRow, type BookingRow, type PropertyUnit, type Viewer } from './bookings.sql.js';
+import { isCovered, selectPropertyUnits, type PropertyUnit } from '../properties/properties.sql.js';
+import { bookingUpdate, isHost, selectVisibleBooking, updateBookingRow, type BookingRow, type Viewer } from './bookings.sql.js';
 import type { BookingStatus, BookingUnit } from './bookings.tables.js';
 import { rulesOf, bookingNotFound, type RequestedUnit, resolveUnits, storedUnits, viewOf, type StayRequest, unavailableNow } from './bookings.common.js';
 

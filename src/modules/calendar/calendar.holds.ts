@@ -3,9 +3,9 @@ import type { DB } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
-import { loadCalendarData, touchCalendarQuery, touchUnitHoldsQuery, type CalendarData, type PropertyLock, type PropertyStatus } from './calendar.sql.js';
-
-export { lockProperty, type PropertyLock, type PropertyStatus } from './calendar.sql.js';
+import { touchInputsVersionQuery, type PropertyLock } from '../properties/properties.lock.js';
+import type { PropertyStatus } from '../properties/properties.schemas.js';
+import { loadCalendarData, touchUnitHoldsQuery, type CalendarData } from './calendar.sql.js';
 
 /**
  * Booking holds and the availability rules a booking is checked against (decisions §4).
@@ -222,7 +222,7 @@ function holdStatement<R>(trx: Transaction<DB>, lock: PropertyLock, request: Res
   const units = sql.join(unitIds.map((id) => sql`(${id}::int)`));
   return sql<R>`
     with b as (${booking}),
-    v as (${touchCalendarQuery(trx, lock)}),
+    v as (${touchInputsVersionQuery(trx, lock)}),
     hv as (${touchUnitHoldsQuery(sql`select * from (values ${units}) as u(unit_id)`)}),
     h as (
       insert into unit_nights (unit_id, night, booking_id)
@@ -240,7 +240,7 @@ function holdStatement<R>(trx: Transaction<DB>, lock: PropertyLock, request: Res
  */
 export async function releaseStay(trx: Transaction<DB>, lock: PropertyLock, bookingId: number): Promise<void> {
   await sql`
-    with v as (${touchCalendarQuery(trx, lock)}),
+    with v as (${touchInputsVersionQuery(trx, lock)}),
     released as (delete from unit_nights where booking_id = ${bookingId} returning unit_id)
     ${touchUnitHoldsQuery(sql`select distinct unit_id from released`)}
   `.execute(trx);

@@ -6,7 +6,7 @@ import { appendEvents, withEvents } from '../events/events.log.js';
 import { integrationHorizons } from '../integrations/integrations.sql.js';
 import { coverageSource } from '../properties/properties.sql.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
-import { lockProperty } from './calendar.sql.js';
+import { lockProperty } from '../properties/properties.lock.js';
 
 interface Pair {
   integration_id: number;

@@ -24,7 +24,9 @@ import {
   type CalendarKind,
   type CalendarSettings,
 } from './calendar.payloads.js';
-import { loadCalendarData, lockProperty, touchCalendar } from './calendar.sql.js';
+import { lockProperty, touchInputsVersion } from '../properties/properties.lock.js';
+import { selectUnitIdsOf, unitsSource, updateTaxFlags } from '../properties/properties.sql.js';
+import { loadCalendarData } from './calendar.sql.js';
 import { SNAPSHOT_HORIZON_DAYS } from './calendar.snapshots.js';
 import type { BlockScope, MealPlansTable } from './calendar.tables.js';
 
@@ -106,7 +108,7 @@ async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: EventTran
   const { result } = await withEvents(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('No such property.');
-    await touchCalendar(trx, lock);
+    await touchInputsVersion(trx, lock);
     return work(trx);
   });
   return result;
@@ -172,9 +174,7 @@ export async function setCalendar(deps: Deps, propertyId: number, body: Calendar
   return hostEdit(deps, propertyId, async (trx) => {
     const unitIds = [...new Set(body.inventory_ids ?? [])];
     if (unitIds.length > 0) {
-      const owned = new Set(
-        (await trx.selectFrom('units').select('id').where('property_id', '=', propertyId).where('id', 'in', unitIds).execute()).map((u) => u.id),
-      );
+      const owned = await selectUnitIdsOf(trx, propertyId, unitIds);
       body.inventory_ids!.forEach((id, i) => {
         if (!owned.has(id)) errors.add(`inventory_ids.${i}`, 'is not a unit of this property');
       });
@@ -191,8 +191,8 @@ export async function setCalendar(deps: Deps, propertyId: number, body: Calendar
         await sql`
           insert into unit_blocks (unit_id, night, block_scope)
           select u.id, d::date, ${body.block_scope}::text
-          from units u cross join generate_series(${w.from}::date, ${w.to}::date, interval '1 day') as d
-          where u.property_id = ${propertyId} and u.id in (${sql.join(unitIds)})
+          from (${unitsSource(trx, propertyId)}) as u cross join generate_series(${w.from}::date, ${w.to}::date, interval '1 day') as d
+          where u.id in (${sql.join(unitIds)})
           on conflict (unit_id, night) do update set block_scope = excluded.block_scope
         `.execute(trx);
       }
@@ -371,14 +371,7 @@ export async function setTax(deps: Deps, propertyId: number, body: { gst_applica
   }
   return hostEdit(deps, propertyId, async (trx) => {
     errors.throwIfAny();
-    await trx
-      .updateTable('properties')
-      .set({
-        ...(body.gst_applicable !== undefined ? { gst_applicable: body.gst_applicable } : {}),
-        ...(body.price_includes_gst !== undefined ? { price_includes_gst: body.price_includes_gst } : {}),
-      })
-      .where('id', '=', propertyId)
-      .execute();
+    await updateTaxFlags(trx, propertyId, body);
     const result = await ratesInputsResult(trx, propertyId);
     return { result, appended: await horizonRates(deps, trx, propertyId) };
   });

@@ -1,17 +1,19 @@
 import type { DateWindow } from '../../lib/time.js';
+import { INPUTS_SIGNAL } from '../properties/properties.lock.js';
 import type { UnitHolds } from './calendar.sql.js';
 
-/** The signal (deps.signals) a committed write of a property's calendar sends in its process, with the property ids. */
-export const CALENDAR_SIGNAL = 'calendar' as const;
+/** INPUTS_SIGNAL under the name the wiring (runtime.ts, background.ts) imports it by. */
+export const CALENDAR_SIGNAL = INPUTS_SIGNAL;
 
 /**
  * Availability snapshots as sent, by what was asked (integration, property reference, window),
- * with the property and the calendar version they were built at. A snapshot is served again only
- * after a statement has read, in one database snapshot, the watermark and the version, and found
- * the same property at the same version: every writer of availability's inputs moves the version
- * in its own transaction (touchCalendar), so a cached payload is exactly what the database holds
- * at that watermark, whichever process wrote. Rates and restrictions also depend on prices, meal
- * plans, rules and settings, which no version covers: they are built on every read.
+ * with the property and its inputs version (properties.lock.ts) they were built at. A snapshot is
+ * served again only after a statement has read, in one database snapshot, the watermark and the
+ * version, and found the same property at the same version: every writer of availability's inputs
+ * moves the version in its own transaction (touchInputsVersion), so a cached payload is exactly
+ * what the database holds at that watermark, whichever process wrote. Rates and restrictions also
+ * depend on prices, meal plans, rules and settings, which no version covers: they are built on
+ * every read.
  *
  * One per runtime (Deps.state.snapshots), bounded by the bytes of what it keeps; the entry used
  * least recently goes first.
@@ -72,7 +74,7 @@ export class SnapshotCache {
 
   constructor(private readonly maxBytes = DEFAULT_MAX_BYTES) {}
 
-  /** A committed write of the property's calendar (CALENDAR_SIGNAL, wired by createRuntime). */
+  /** A committed move of the property's inputs version (INPUTS_SIGNAL, wired by createRuntime). */
   noteTouch(propertyId: number): void {
     if (this.touches.size >= MAX_TOUCHED_PROPERTIES) this.touches.clear();
     this.touches.set(propertyId, ++this.touchCount);

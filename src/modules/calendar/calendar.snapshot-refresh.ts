@@ -1,10 +1,11 @@
 import type { Deps } from '../../deps.js';
-import { CALENDAR_SIGNAL, type CachedSnapshot } from './calendar.snapshot-cache.js';
+import { INPUTS_SIGNAL } from '../properties/properties.lock.js';
+import type { CachedSnapshot } from './calendar.snapshot-cache.js';
 import { readSnapshot } from './calendar.snapshots.js';
 
 /**
- * After a write of a property's calendar commits (CALENDAR_SIGNAL: sent by withEvents for
- * touchCalendarQuery in the writing process, and heard by the others through PostgreSQL when the
+ * After a write of a property's availability inputs commits (INPUTS_SIGNAL: sent by withEvents for
+ * touchInputsVersionQuery in the writing process, and heard by the others through PostgreSQL when the
  * commit notifies them of events anyway, see listenForSignals), the availability snapshots this
  * process keeps of that property and that were read since they were built are rebuilt at once,
  * instead of by the next read: a partner that reads again after the change (on its
@@ -27,7 +28,7 @@ const subscribed = new WeakSet<Deps['signals']>();
 export function keepSnapshotsFresh(deps: Deps): void {
   if (subscribed.has(deps.signals)) return;
   subscribed.add(deps.signals);
-  deps.signals.on(CALENDAR_SIGNAL, (propertyIds: number[]) => {
+  deps.signals.on(INPUTS_SIGNAL, (propertyIds: number[]) => {
     // After the writer's answer is on its way: the rebuild must not delay it.
     setImmediate(() => {
       const cache = deps.state.snapshots;

@@ -37,7 +37,7 @@ export interface Snapshot {
   sequence: number;
   property: { doorloom_id: number; external_id: string | null };
   window: DateWindow;
-  /** The payload, as JSON (an availability payload may be one built earlier at the same calendar version). */
+  /** The payload, as JSON (an availability payload may be one built earlier at the same inputs version). */
   dataJson: string;
 }
 

@@ -2,9 +2,8 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Transaction } 
 import type { DB } from '../../db/schema.js';
 import { fromEpochDay, toEpochDay, type DateWindow } from '../../lib/time.js';
 import type { BlockScope, CalendarNightsTable } from './calendar.tables.js';
-import { CALENDAR_SIGNAL } from './calendar.snapshot-cache.js';
-import { signalAtCommit } from '../events/events.unit.js';
-import { PRICE_COLUMNS } from '../properties/properties.input.js';
+import { inputsVersionOf } from '../properties/properties.lock.js';
+import { activeUnitsSource, activeUnitsWithAliases, pricingQuery } from '../properties/properties.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -57,8 +56,6 @@ export interface CalendarData {
   mealPlans: Array<{ code: string; adult_price: number; child_price: number }>;
   rules: RulesRow | null;
 }
-
-const PRICING_COLUMNS = [...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst'] as const;
 
 /** The calendar parts of a document, as the database sends them (see calendarOf). */
 interface CalendarDoc {
@@ -123,7 +120,7 @@ export function snapshotDataQuery(
     select case when exists (select 1 from prop) then json_build_object(
       'property', (select row_to_json(prop) from prop),
       'last_sequence', (${lastSequence}),
-      'version', (select version::text from calendar_versions where property_id = (select id from prop)),
+      'version', ${inputsVersionOf(sql`(select id from prop)`)},
       'calendar', ${jsonObject(parts)}
     )::text end as doc
   `;
@@ -202,11 +199,11 @@ function heldUnits(holds: UnitHolds): Array<[number, number[]]> {
   return out;
 }
 
-/** What a snapshot reads besides the calendar: the property, the watermark, the calendar's version. */
+/** What a snapshot reads besides the calendar: the property, the watermark, the property's inputs version. */
 export interface SnapshotHead {
   property: { id: number; external_id: string | null };
   lastSequence: number;
-  /** The property's calendar version (calendar_versions); null before its first touchCalendar. */
+  /** The property's inputs version (inputsVersionOf); null before its first touchInputsVersion. */
   version: string | null;
 }
 
@@ -222,7 +219,7 @@ export function snapshotHeadQuery(
   return sql<SnapshotHeadRow>`
     with prop as (${property})
     select prop.id, prop.external_id, (${lastSequence}) as last_sequence,
-      (select version::text from calendar_versions where property_id = prop.id) as version
+      ${inputsVersionOf(sql`prop.id`)} as version
     from prop
   `;
 }
@@ -240,32 +237,12 @@ export function snapshotHeadOf(row: SnapshotHeadRow | undefined): SnapshotHead |
 }
 
 /**
- * Moves the version of a property's availability inputs (see the calendar_versions migration).
- * Every writer of units, unit aliases, unit blocks, holds or the nights' blocks and caps runs it
- * in the writing transaction, holding the property's lock (lockProperty): a snapshot cached at the old version is then never served once the write is
- * visible, in this process or any other. The statement, to run alone or as a CTE of a writer's
- * (`trx`, the writer's transaction: once it commits, this process, and on PostgreSQL the others
- * when the commit notifies them, rebuild the snapshots they keep of the property and that were read
- * since they were built; see calendar.snapshot-refresh.ts).
- */
-export function touchCalendarQuery(trx: Kysely<DB>, lock: PropertyLock): RawBuilder<unknown> {
-  const { propertyId } = lock;
-  signalAtCommit(trx, CALENDAR_SIGNAL, propertyId, { otherProcesses: true });
-  return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
-    on conflict (property_id) do update set version = excluded.version`;
-}
-
-/**
  * Moves the hold versions of the units in `units` (a query with a `unit_id` column, each unit
  * once), part of the statement that writes their holds (see the unit_hold_versions migration).
  */
 export function touchUnitHoldsQuery(units: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`insert into unit_hold_versions (unit_id, version) select t.unit_id, nextval('calendar_version_seq') from (${units}) as t
     on conflict (unit_id) do update set version = excluded.version`;
-}
-
-export async function touchCalendar(trx: Transaction<DB>, lock: PropertyLock): Promise<void> {
-  await touchCalendarQuery(trx, lock).execute(trx);
 }
 
 const jsonObject = (parts: Record<string, RawBuilder<unknown>>) =>
@@ -302,7 +279,7 @@ function calendarParts(
     ),
   };
   if (kinds.has('rates')) {
-    parts.pricing = jsonRow(db.selectFrom('properties').select(PRICING_COLUMNS).where('id', '=', propertyId));
+    parts.pricing = jsonRow(pricingQuery(db, propertyId));
     parts.meal_plans = jsonRows(db.selectFrom('meal_plans').select(['code', 'adult_price', 'child_price']).where('property_id', '=', propertyId));
   }
   if (kinds.has('restrictions')) {
@@ -311,14 +288,12 @@ function calendarParts(
     );
   }
   if (kinds.has('availability')) {
-    parts.units = jsonRows(unitsQuery(db, propertyId, integrationId));
+    parts.units = jsonRows(activeUnitsWithAliases(db, propertyId, integrationId));
     parts.unit_blocks = jsonRows(
       db
         .selectFrom('unit_blocks as b')
-        .innerJoin('units as u', 'u.id', 'b.unit_id')
+        .innerJoin(activeUnitsSource(db, propertyId).as('u'), 'u.id', 'b.unit_id')
         .select(['b.unit_id', 'b.night', 'b.block_scope'])
-        .where('u.property_id', '=', propertyId)
-        .where('u.is_active', '=', true)
         .where('b.night', '>=', span.from)
         .where('b.night', '<=', span.to),
     );
@@ -332,14 +307,14 @@ function calendarParts(
     // read after a change from 2.3–2.4 to 2.1–2.2 ms (p50, PostgreSQL) and 4.0–4.2 to 3.8 (PGlite).
     const exclude = options.excludeBookingId ?? null;
     parts.holds = options.known
-      ? versionedHolds(propertyId, span, options.known)
+      ? versionedHolds(db, propertyId, span, options.known)
       : sql`(select coalesce(json_agg(json_build_array(u.id, held.nights)), '[]'::json)
-      from units u cross join lateral (
+      from (${activeUnitsSource(db, propertyId)}) as u cross join lateral (
         select array_agg(h.night - ${span.from}::date) as nights from unit_nights h
         where h.unit_id = u.id and h.night >= ${span.from}::date and h.night <= ${span.to}::date
           ${exclude === null ? sql`` : sql`and h.booking_id <> ${exclude}`}
       ) as held
-      where u.property_id = ${propertyId} and u.is_active and held.nights is not null)`;
+      where held.nights is not null)`;
   }
   return parts;
 }
@@ -350,16 +325,15 @@ function calendarParts(
  * key lookup instead of a range scan of its holds (a row per night held): after a host edit of a
  * 50-unit property none is read again, after a booking only its units.
  */
-function versionedHolds(propertyId: RawBuilder<number>, span: DateWindow, known: KnownHolds): RawBuilder<unknown> {
+function versionedHolds(db: Q, propertyId: RawBuilder<number>, span: DateWindow, known: KnownHolds): RawBuilder<unknown> {
   return sql`(select coalesce(json_agg(case when k.version = hv.version
         then json_build_array(u.id, hv.version::text)
         else json_build_array(u.id, hv.version::text, (
           select array_agg(h.night - ${span.from}::date) from unit_nights h
           where h.unit_id = u.id and h.night >= ${span.from}::date and h.night <= ${span.to}::date)) end), '[]'::json)
-    from units u
+    from (${activeUnitsSource(db, propertyId)}) as u
       left join unit_hold_versions hv on hv.unit_id = u.id
-      left join unnest(${known.ids}::int[], ${known.versions}::bigint[]) as k(unit_id, version) on k.unit_id = u.id
-    where u.property_id = ${propertyId} and u.is_active)`;
+      left join unnest(${known.ids}::int[], ${known.versions}::bigint[]) as k(unit_id, version) on k.unit_id = u.id)`;
 }
 
 function calendarOf(propertyId: number, doc: CalendarDoc, span: DateWindow): CalendarData {
@@ -415,49 +389,4 @@ function groupByNight<R extends { night: string; unit_id: number }, V>(rows: R[]
     perUnit.set(row.unit_id, value(row));
   }
   return out;
-}
-
-function unitsQuery(db: Q, propertyId: RawBuilder<number>, integrationId: number | null) {
-  return db
-    .selectFrom('units as u')
-    .leftJoin('unit_aliases as a', (join) =>
-      join.onRef('a.unit_id', '=', 'u.id').on('a.integration_id', '=', integrationId ?? -1),
-    )
-    .select(['u.id', 'u.name', 'u.position', 'a.external_id as external_unit_id'])
-    .where('u.property_id', '=', propertyId)
-    .where('u.is_active', '=', true);
-}
-
-export type PropertyStatus = 'active' | 'inactive' | 'archived';
-
-/**
- * Proof that the transaction holds a property's lock. Only lockProperty makes one (the class is
- * not exported and its private field keeps any other object from passing for it), so a function
- * that takes a PropertyLock cannot be called without the lock.
- */
-class PropertyLock {
-  readonly #held = true;
-  constructor(
-    readonly propertyId: number,
-    /** The property's status, read under the lock. */
-    readonly status: PropertyStatus,
-  ) {}
-}
-export type { PropertyLock };
-
-/**
- * The property's lock, held to the end of the transaction: every writer of a property's calendar,
- * units, holds, bookings, settings or coverage takes it before it reads what it decides on, so a
- * units_cap or a fresh block is never overtaken by a concurrent booking, and the events written
- * under it are never older than their sequences. `for no key update` leaves inserts that merely
- * reference the property free. `property` is an id or a query of one; null when no such property.
- *
- * The lock order of every writer, so that no two wait on each other: the property (this lock),
- * then its bookings' rows, then the integrations' sequence rows (appendEvents, in id order). A
- * module's own bookkeeping row that names the work (a sync job) may come first.
- */
-export async function lockProperty(trx: Transaction<DB>, property: number | RawBuilder<number | null>): Promise<PropertyLock | null> {
-  const id = typeof property === 'number' ? sql`${property}::int` : sql`(${property})`;
-  const { rows } = await sql<{ id: number; status: PropertyStatus }>`select id, status from properties where id = ${id} for no key update`.execute(trx);
-  return rows[0] ? new PropertyLock(rows[0].id, rows[0].status) : null;
 }

@@ -60,13 +60,6 @@ export interface HorizonMarksTable {
   through: string;
 }
 
-/** The version of a property's availability inputs (see touchCalendar). */
-export interface CalendarVersionsTable {
-  property_id: number;
-  /** bigint: the driver returns it as a string. */
-  version: string;
-}
-
 /** The version of a unit's holds (see touchUnitHoldsQuery). */
 export interface UnitHoldVersionsTable {
   unit_id: number;
@@ -81,6 +74,5 @@ export interface CalendarTables {
   meal_plans: MealPlansTable;
   booking_rules: BookingRulesTable;
   horizon_marks: HorizonMarksTable;
-  calendar_versions: CalendarVersionsTable;
   unit_hold_versions: UnitHoldVersionsTable;
 }

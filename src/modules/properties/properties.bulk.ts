@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '../../db/database.js';
 import type { Deps } from '../../deps.js';
 import { AppError, databaseUnavailable } from '../../http/errors.js';
 import type { BulkCreateInput, BulkResult, BulkUpdateBodyInput } from './properties.schemas.js';
+import type { CalendarDrafts } from './properties.payloads.js';
 import { createChecked, updateChecked, type Actor, type Locate } from './properties.service.js';
 import { selectCoveredBy } from './properties.sql.js';
 
@@ -31,13 +32,13 @@ function itemError(deps: Deps, error: unknown): NonNullable<BulkItemResult['erro
  * POST /properties/bulk: the whole batch is checked first (422, nothing written), then each item
  * is created in its own transaction; a refused item fails alone.
  */
-export async function bulkCreate(deps: Deps, actor: Actor, body: BulkCreateInput): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
+export async function bulkCreate(deps: Deps, actor: Actor, body: BulkCreateInput, calendar: CalendarDrafts): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
   const items = body.properties;
   const results: BulkItemResult[] = [];
   for (const [index, item] of items.entries()) {
     const externalId = item.external_id ?? null;
     try {
-      const property = await createChecked(deps, actor, item);
+      const property = await createChecked(deps, actor, item, calendar);
       results.push({ index, external_id: externalId, doorloom_id: property.doorloom_id, status: 'created', property });
     } catch (error) {
       results.push({ index, external_id: externalId, doorloom_id: null, status: 'failed', error: itemError(deps, error) });
@@ -47,7 +48,7 @@ export async function bulkCreate(deps: Deps, actor: Actor, body: BulkCreateInput
 }
 
 /** PUT /properties/bulk: as bulk create; items name their property and never re-map it. */
-export async function bulkUpdate(deps: Deps, actor: Actor, body: BulkUpdateBodyInput) {
+export async function bulkUpdate(deps: Deps, actor: Actor, body: BulkUpdateBodyInput, calendar: CalendarDrafts) {
   const items = body.properties;
   const results: BulkItemResult[] = [];
   for (const [index, item] of items.entries()) {
@@ -60,7 +61,7 @@ export async function bulkUpdate(deps: Deps, actor: Actor, body: BulkUpdateBodyI
       return found;
     };
     try {
-      const property = await updateChecked(deps, actor, locate, item, false);
+      const property = await updateChecked(deps, actor, locate, item, false, calendar);
       results.push({ index, external_id: property.external_id, doorloom_id: property.doorloom_id, status: 'updated', property });
     } catch (error) {
       results.push({

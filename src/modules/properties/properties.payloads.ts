@@ -2,8 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { moneyOrNull, roundMoney } from '../../lib/money.js';
-import { formatTimestamp, horizonWindows } from '../../lib/time.js';
-import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
+import { formatTimestamp, horizonWindows, type DateWindow } from '../../lib/time.js';
 import type { EventDraft, EventTarget } from '../events/events.log.js';
 import type { PropertyBlock, PropertyDetail, UnitView } from './properties.schemas.js';
 import { selectAliases, selectPropertiesByIds, selectUnits, type PropertyRow, type UnitRow } from './properties.sql.js';
@@ -172,6 +171,20 @@ export async function inventoryEventDraft(trx: Q, propertyId: number, target: Ev
 }
 
 /**
+ * The calendar's events of a property for one receiving integration: calendarEventDrafts
+ * (calendar.payloads.ts), which a property's create, coverage, and unit or price change record
+ * after its own. The calendar reads properties, so the code that registers the property routes
+ * passes it in.
+ */
+export type CalendarDrafts = (
+  trx: Transaction<DB>,
+  propertyId: number,
+  kinds: Array<'availability' | 'rates' | 'restrictions'>,
+  windows: DateWindow[],
+  target: EventTarget,
+) => Promise<EventDraft[]>;
+
+/**
  * The initial state of a property for one integration (create, coverage added): property.changed,
  * inventory.changed, then availability, rates and restrictions for each whole month of its horizon.
  * `preloaded` saves the reads when the caller already holds the target's view of the property.
@@ -181,7 +194,7 @@ export async function initialEventDrafts(
   propertyId: number,
   target: EventTarget,
   today: string,
-  settings: CalendarSettings,
+  calendar: CalendarDrafts,
   preloaded?: PropertyState,
 ): Promise<EventDraft[]> {
   const state = preloaded ?? (await stateFor(trx, propertyId, target));
@@ -189,6 +202,6 @@ export async function initialEventDrafts(
   return [
     propertyDraftFrom(state),
     inventoryDraftFrom(state),
-    ...(await calendarEventDrafts(trx, propertyId, ['availability', 'rates', 'restrictions'], windows, target, settings)),
+    ...(await calendar(trx, propertyId, ['availability', 'rates', 'restrictions'], windows, target)),
   ];
 }

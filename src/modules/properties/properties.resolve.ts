@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 
@@ -51,6 +51,16 @@ export function coveredPropertyBy(db: Q, integrationId: number, ref: string, id:
     .where((eb) => (id === null ? eb('c.external_id', '=', ref) : eb.or([eb('p.id', '=', id), eb('c.external_id', '=', ref)])))
     .orderBy(sql`p.id = ${id ?? 0}`, 'desc')
     .limit(1);
+}
+
+/**
+ * The id of the covered property a booking create names (`doorloom_id`, `external_id`, or both,
+ * which must agree), as an SQL query of it (null when none): lockProperty takes it.
+ */
+export function coveredPropertyId(integrationId: number, ref: { external_id?: string; doorloom_id?: number }): RawBuilder<number | null> {
+  const byId = ref.doorloom_id !== undefined ? sql`and p.id = ${ref.doorloom_id}` : sql``;
+  const byExternal = ref.external_id !== undefined ? sql`and c.external_id = ${ref.external_id}` : sql``;
+  return sql<number | null>`select p.id from coverage c join properties p on p.id = c.property_id where c.integration_id = ${integrationId} ${byId} ${byExternal} limit 1`;
 }
 
 /** findCoveredProperty, or 404 NOT_FOUND. */

@@ -32,7 +32,9 @@ import {
   type ListQueryInput,
   type UpdatePropertyInput,
 } from './properties.schemas.js';
+import { calendarEventDrafts, calendarSettings } from '../calendar/calendar.payloads.js';
 import { bulkCreate, bulkUpdate } from './properties.bulk.js';
+import type { CalendarDrafts } from './properties.payloads.js';
 import {
   archiveProperty,
   coverProperty,
@@ -55,6 +57,15 @@ import {
 const createBody = bodyValidation({ rules: createRules });
 const updateBody = bodyValidation({ rules: updateRules });
 
+/**
+ * The calendar's events that a property's create, coverage and unit or price changes record after
+ * their own; built here until app.ts passes it in, as the service below takes it as a parameter.
+ */
+const calendarOf =
+  (deps: Deps): CalendarDrafts =>
+  (trx, propertyId, kinds, windows, target) =>
+    calendarEventDrafts(trx, propertyId, kinds, windows, target, calendarSettings(deps.config));
+
 const actorOf = (request: { integration: { id: number; brandId: number } }): Actor => ({
   integrationId: request.integration.id,
   brandId: request.integration.brandId,
@@ -63,6 +74,7 @@ const actorOf = (request: { integration: { id: number; brandId: number } }): Act
 /** The partner's property endpoints. */
 export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
   const tags = ['properties'];
+  const calendar = calendarOf(deps);
 
   api.get<{ Querystring: ListQueryInput }>(
     '/properties',
@@ -93,7 +105,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
         response: { 201: envelope(PropertyBlock), ...errorResponses(401, 403, 409, 422, 429) },
       },
     },
-    async (request, reply) => sendData(reply, 201, 'Property created.', await createChecked(deps, actorOf(request), request.body)),
+    async (request, reply) => sendData(reply, 201, 'Property created.', await createChecked(deps, actorOf(request), request.body, calendar)),
   );
 
   api.post<{ Body: BulkCreateInput }>(
@@ -110,7 +122,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
       },
     },
     async (request, reply) => {
-      const { allCreated, data } = await bulkCreate(deps, actorOf(request), request.body);
+      const { allCreated, data } = await bulkCreate(deps, actorOf(request), request.body, calendar);
       return allCreated
         ? sendData(reply, 201, 'Properties created.', data)
         : sendData(reply, 200, 'Batch processed; some properties were not created.', data);
@@ -128,7 +140,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
         response: { 200: envelope(BulkResult), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request, reply) => sendData(reply, 200, 'Batch processed.', await bulkUpdate(deps, actorOf(request), request.body)),
+    async (request, reply) => sendData(reply, 200, 'Batch processed.', await bulkUpdate(deps, actorOf(request), request.body, calendar)),
   );
 
   api.get<{ Params: Static<typeof PropertyParams> }>(
@@ -158,13 +170,14 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
       },
     },
     async (request, reply) =>
-      sendData(reply, 200, 'Property updated.', await updateProperty(deps, actorOf(request), request.params.property, request.body)),
+      sendData(reply, 200, 'Property updated.', await updateProperty(deps, actorOf(request), request.params.property, request.body, calendar)),
   );
 }
 
 /** Host actions and coverage on the staff API (decisions §9). */
 export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps): void {
   const tags = ['staff'];
+  const calendar = calendarOf(deps);
 
   staff.post<{ Params: Static<typeof IdParams>; Body: CreatePropertyInput }>(
     '/brands/:id/properties',
@@ -205,7 +218,7 @@ export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps):
       },
     },
     async (request, reply) =>
-      sendData(reply, 200, 'Property updated.', await hostUpdateProperty(deps, parseId(request.params.id, 'property'), request.body)),
+      sendData(reply, 200, 'Property updated.', await hostUpdateProperty(deps, parseId(request.params.id, 'property'), request.body, calendar)),
   );
 
   staff.post<{ Params: Static<typeof IdParams> }>(
@@ -243,6 +256,7 @@ export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps):
         parseId(request.params.id, 'integration'),
         parseId(request.params.property_id, 'property'),
         request.body,
+        calendar,
       );
       return sendData(reply, created ? 201 : 200, created ? 'Property covered.' : 'Property already covered.', data);
     },

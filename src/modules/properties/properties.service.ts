@@ -4,11 +4,10 @@ import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { calendarEventDrafts } from '../calendar/calendar.payloads.js';
-import { lockProperty, touchCalendar, type PropertyLock } from '../calendar/calendar.sql.js';
 import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
 import { findBrand, findIntegration, selectLastSequence } from '../integrations/integrations.sql.js';
 import { createColumns, updateColumns } from './properties.input.js';
+import { lockProperty, touchInputsVersion, type PropertyLock } from './properties.lock.js';
 import {
   initialEventDrafts,
   inventoryDraftFrom,
@@ -17,6 +16,7 @@ import {
   propertyBlock,
   propertyDetail,
   propertyDraftFrom,
+  type CalendarDrafts,
   type PropertyBlockView,
   type PropertyState,
   type RetiredAlias,
@@ -106,9 +106,9 @@ function newUnitRows(propertyId: number, entries: CreateUnitEntry[], now: Date) 
 /**
  * POST /properties and each bulk entry (bodies checked by the route): creates a property for an
  * integration in one transaction: the property, its units, its coverage and mappings, and the
- * initial-state events (decisions §6) all commit together or not at all.
+ * initial-state events (decisions §6, the calendar's from `calendar`) all commit together or not at all.
  */
-export async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInput): Promise<PropertyBlockView> {
+export async function createChecked(deps: Deps, actor: Actor, input: CreatePropertyInput, calendar: CalendarDrafts): Promise<PropertyBlockView> {
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const externalId = input.external_id ?? null;
@@ -138,14 +138,14 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
       .execute();
     const aliases = unitInputs.flatMap((u, i) => (typeof u.external_id === 'string' ? [{ unitId: units[i].id, externalId: u.external_id }] : []));
     await insertAliases(trx, actor.integrationId, aliases);
-    await touchCalendar(trx, await lockNewProperty(trx, row.id));
+    await touchInputsVersion(trx, await lockNewProperty(trx, row.id));
 
     const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
     const appended = await appendEvents(trx, {
       clock: deps.clock,
       propertyId: row.id,
       actorIntegrationId: actor.integrationId,
-      build: (target) => initialEventDrafts(trx, row.id, target, today, deps.config, target.integrationId === actor.integrationId ? state : undefined),
+      build: (target) => initialEventDrafts(trx, row.id, target, today, calendar, target.integrationId === actor.integrationId ? state : undefined),
     });
     return { block: propertyBlock(state), appended };
   });
@@ -169,16 +169,24 @@ async function refuseHeldAliases(trx: Transaction<DB>, integrationId: number, un
 export type Locate = (trx: Transaction<DB>) => Promise<CoveredProperty | null>;
 
 /** PUT /properties/{property}: checks the body, then updates; `external_id` in the body re-maps. */
-export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: UpdatePropertyInput): Promise<PropertyBlockView> {
-  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref), body, true);
+export async function updateProperty(deps: Deps, actor: Actor, ref: string, body: UpdatePropertyInput, calendar: CalendarDrafts): Promise<PropertyBlockView> {
+  return updateChecked(deps, actor, (trx) => requireCoveredProperty(trx, actor.integrationId, ref), body, true, calendar);
 }
 
 /**
  * Applies a checked update body to a covered, non-archived property, with its events: always
  * property.changed; inventory.changed when units were sent; availability.changed over the horizon
- * when a unit went on or off sale; rates.changed over the horizon when a price changed.
+ * when a unit went on or off sale; rates.changed over the horizon when a price changed (both from
+ * `calendar`).
  */
-export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, input: UpdatePropertyInput, remap: boolean): Promise<PropertyBlockView> {
+export async function updateChecked(
+  deps: Deps,
+  actor: Actor,
+  locate: Locate,
+  input: UpdatePropertyInput,
+  remap: boolean,
+  calendar: CalendarDrafts,
+): Promise<PropertyBlockView> {
   const now = deps.clock.now();
   const today = kolkataDate(now);
   const { block } = await writeTransaction(deps, async (trx) => {
@@ -217,7 +225,7 @@ export async function updateChecked(deps: Deps, actor: Actor, locate: Locate, in
       propertyId: covered.id,
       actorIntegrationId: actor.integrationId,
       build: (target) =>
-        changeDrafts(trx, covered.id, target, today, {
+        changeDrafts(trx, covered.id, target, today, calendar, {
           inventory: units !== null,
           retired: units?.retired ?? [],
           availability: units?.saleChanged ?? false,
@@ -244,17 +252,18 @@ async function changeDrafts(
   propertyId: number,
   target: Parameters<typeof initialEventDrafts>[2],
   today: string,
+  calendar: CalendarDrafts,
   kinds: ChangeKinds,
 ): Promise<EventDraft[]> {
   const state = await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId);
   if (!state) return [];
   const drafts = [propertyDraftFrom(state)];
   if (kinds.inventory) drafts.push(inventoryDraftFrom(state, kinds.retired, target.integrationId));
-  const calendar: Array<'availability' | 'rates'> = [];
-  if (kinds.availability) calendar.push('availability');
-  if (kinds.rates) calendar.push('rates');
-  if (calendar.length > 0) {
-    drafts.push(...(await calendarEventDrafts(trx, propertyId, calendar, horizonWindows(today, target.horizonDays), target)));
+  const calendarKinds: Array<'availability' | 'rates'> = [];
+  if (kinds.availability) calendarKinds.push('availability');
+  if (kinds.rates) calendarKinds.push('rates');
+  if (calendarKinds.length > 0) {
+    drafts.push(...(await calendar(trx, propertyId, calendarKinds, horizonWindows(today, target.horizonDays), target)));
   }
   return drafts;
 }
@@ -327,7 +336,7 @@ export async function hostCreateProperty(deps: Deps, brandId: number, input: Cre
     });
     // Omitted: one default unit named after the property (decisions §5).
     await insertUnits(trx, newUnitRows(row.id, input.units ?? [{ name: input.name }], now));
-    await touchCalendar(trx, await lockNewProperty(trx, row.id));
+    await touchInputsVersion(trx, await lockNewProperty(trx, row.id));
     return row.id;
   });
   return staffPropertyView(deps, id);
@@ -347,7 +356,7 @@ async function recordHostChange(
  * Staff `PATCH /properties/{id}`: host edits of the property's groups (address, occupancy, prices,
  * …). Every covering integration gets property.changed, and rates.changed when a price changed.
  */
-export async function hostUpdateProperty(deps: Deps, propertyId: number, input: HostUpdatePropertyInput) {
+export async function hostUpdateProperty(deps: Deps, propertyId: number, input: HostUpdatePropertyInput, calendar: CalendarDrafts) {
   const now = deps.clock.now();
   const today = kolkataDate(now);
   await withEvents(deps, async (trx) => {
@@ -359,7 +368,7 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
     errors.throwIfAny();
     await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', propertyId).execute();
     return recordHostChange(deps, trx, propertyId, (target) =>
-      changeDrafts(trx, propertyId, target, today, { inventory: false, retired: [], availability: false, rates: pricesChanged }),
+      changeDrafts(trx, propertyId, target, today, calendar, { inventory: false, retired: [], availability: false, rates: pricesChanged }),
     );
   });
   return staffPropertyView(deps, propertyId);
@@ -387,7 +396,7 @@ export async function archiveProperty(deps: Deps, propertyId: number) {
  * property of its brand and receives the property's initial state, as on a partner create. Already
  * covered: only a changed `external_id` is applied (with property.changed to that integration).
  */
-export async function coverProperty(deps: Deps, integrationId: number, propertyId: number, body: CoverageInput) {
+export async function coverProperty(deps: Deps, integrationId: number, propertyId: number, body: CoverageInput, calendar: CalendarDrafts) {
   const externalId = body.external_id;
   const now = deps.clock.now();
   const today = kolkataDate(now);
@@ -433,7 +442,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
       propertyId,
       actorIntegrationId: null,
       onlyIntegrationId: integrationId,
-      build: (target) => initialEventDrafts(trx, propertyId, target, today, deps.config),
+      build: (target) => initialEventDrafts(trx, propertyId, target, today, calendar),
     });
     return { created: true, appended };
   });
@@ -449,7 +458,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
  */
 export async function uncoverProperty(deps: Deps, integrationId: number, propertyId: number) {
   await deps.db.transaction().execute(async (trx) => {
-    // The property's lock first, as every writer of its coverage and calendar version.
+    // The property's lock first, as every writer of its coverage and inputs version.
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('This integration does not cover that property.');
     const removed = await trx
@@ -466,7 +475,7 @@ export async function uncoverProperty(deps: Deps, integrationId: number, propert
       units.map((u) => u.id),
     );
     // The aliases were in this integration's availability snapshots.
-    await touchCalendar(trx, lock);
+    await touchInputsVersion(trx, lock);
   });
   deps.state.changes.wrote(['coverage']);
   return { integration_id: integrationId, property_id: propertyId, coverage: 'removed' };

@@ -1,5 +1,6 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { PRICE_COLUMNS } from './properties.input.js';
 import type { CoveredProperty } from './properties.resolve.js';
 import type { PropertiesTable, UnitsTable } from './properties.tables.js';
 
@@ -152,3 +153,158 @@ export async function deleteAliases(db: Q, integrationId: number, unitIds: numbe
 }
 
 /** Integration and brand of a staff coverage change. */
+
+// ---------------------------------------------------------------------------------------------
+// For the calendar and bookings: reads of properties' tables, whole or as fragments of their own
+// statements. A fragment is a derived table or a scalar subquery, which PostgreSQL flattens into
+// the caller's statement: one round trip and the plan of the same statement written inline.
+
+/** Whether the property exists. */
+export async function propertyExists(db: Q, id: number): Promise<boolean> {
+  return (await db.selectFrom('properties').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** A property's prices and tax flags (what its rates are built from), as a query of one row; `propertyId` is an SQL expression. */
+export function pricingQuery(db: Q, propertyId: RawBuilder<number>) {
+  return db.selectFrom('properties').select([...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst']).where('id', '=', propertyId);
+}
+
+/** A host edit of the property's tax flags (the rates' GST fields). */
+export async function updateTaxFlags(db: Q, propertyId: number, flags: { gst_applicable?: boolean; price_includes_gst?: boolean }): Promise<void> {
+  await db
+    .updateTable('properties')
+    .set({
+      ...(flags.gst_applicable !== undefined ? { gst_applicable: flags.gst_applicable } : {}),
+      ...(flags.price_includes_gst !== undefined ? { price_includes_gst: flags.price_includes_gst } : {}),
+    })
+    .where('id', '=', propertyId)
+    .execute();
+}
+
+/** A property's units (`id`, `name`, `position`), as a derived table to join; `propertyId` is an SQL expression or an id. */
+export function unitsSource(db: Q, propertyId: RawBuilder<number> | number) {
+  return db.selectFrom('units').select(['id', 'name', 'position']).where('property_id', '=', propertyId);
+}
+
+/** unitsSource, active units only (the ones a calendar shows and a booking may hold). */
+export function activeUnitsSource(db: Q, propertyId: RawBuilder<number>) {
+  return unitsSource(db, propertyId).where('is_active', '=', sql.lit(true));
+}
+
+/** A property's active units with the integration's alias of each (`external_unit_id`, null without one, or for integration null), as a query. */
+export function activeUnitsWithAliases(db: Q, propertyId: RawBuilder<number>, integrationId: number | null) {
+  return db
+    .selectFrom('units as u')
+    .leftJoin('unit_aliases as a', (join) => join.onRef('a.unit_id', '=', 'u.id').on('a.integration_id', '=', integrationId ?? -1))
+    .select(['u.id', 'u.name', 'u.position', 'a.external_id as external_unit_id'])
+    .where('u.property_id', '=', propertyId)
+    .where('u.is_active', '=', true);
+}
+
+/** The ids among `unitIds` that are units of the property. */
+export async function selectUnitIdsOf(db: Q, propertyId: number, unitIds: number[]): Promise<Set<number>> {
+  const rows = await db.selectFrom('units').select('id').where('property_id', '=', propertyId).where('id', 'in', unitIds).execute();
+  return new Set(rows.map((u) => u.id));
+}
+
+/** A unit of a property (active or not) with one integration's alias: what a booking decides on. */
+export interface PropertyUnit {
+  id: number;
+  isActive: boolean;
+  position: number;
+  /** The viewer's alias (null without one, or for the host). */
+  alias: string | null;
+}
+
+/** Every unit of a property (active or not) in position order, with the integration's aliases. */
+export async function selectPropertyUnits(db: Q, propertyId: number, integrationId: number | null): Promise<PropertyUnit[]> {
+  const rows = await db
+    .selectFrom('units as u')
+    .leftJoin('unit_aliases as a', (join) => join.onRef('a.unit_id', '=', 'u.id').on('a.integration_id', '=', integrationId ?? -1))
+    .select(['u.id', 'u.is_active', 'u.position', 'a.external_id'])
+    .where('u.property_id', '=', propertyId)
+    .orderBy('u.position')
+    .orderBy('u.id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, isActive: r.is_active, position: r.position, alias: r.external_id }));
+}
+
+/** selectPropertyUnits as a scalar subquery of one JSON array (PropertyUnit[]); `propertyId` is an SQL expression. */
+export function propertyUnitsJson(integrationId: number, propertyId: RawBuilder<number | null>): RawBuilder<PropertyUnit[]> {
+  return sql`(
+        select coalesce(json_agg(json_build_object('id', u.id, 'isActive', u.is_active, 'position', u.position, 'alias', a.external_id) order by u.position, u.id), '[]'::json)
+        from units u
+        left join unit_aliases a on a.unit_id = u.id and a.integration_id = ${integrationId}
+        where u.property_id = ${propertyId}
+      )`;
+}
+
+/** The integration's external_id of the property (null without one, or when not covered), as a scalar subquery; `propertyId` is an SQL expression. */
+export function propertyExternalIdOf(integrationId: number, propertyId: RawBuilder<number | null>): RawBuilder<string | null> {
+  return sql`(select c.external_id from coverage c where c.integration_id = ${integrationId} and c.property_id = ${propertyId})`;
+}
+
+/** Whether the integration covers the property now. */
+export async function isCovered(db: Q, integrationId: number, propertyId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('coverage')
+    .select('property_id')
+    .where('integration_id', '=', integrationId)
+    .where('property_id', '=', propertyId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The property's external_id for an integration (its coverage mapping), or null. */
+export async function selectPropertyExternalId(db: Q, integrationId: number, propertyId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('coverage')
+    .select('external_id')
+    .where('integration_id', '=', integrationId)
+    .where('property_id', '=', propertyId)
+    .executeTakeFirst();
+  return row?.external_id ?? null;
+}
+
+/** The integration's external ids of the given properties: property id → external_id. */
+export async function selectPropertyExternalIds(db: Q, integrationId: number, propertyIds: number[]): Promise<Map<number, string | null>> {
+  if (propertyIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('coverage')
+    .select(['property_id', 'external_id'])
+    .where('integration_id', '=', integrationId)
+    .where('property_id', 'in', [...new Set(propertyIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.property_id, r.external_id]));
+}
+
+/** An integration's aliases of the given units: unit id → external_unit_id. */
+export async function selectAliasesOfUnits(db: Q, integrationId: number, unitIds: number[]): Promise<Map<number, string>> {
+  if (unitIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('unit_aliases')
+    .select(['unit_id', 'external_id'])
+    .where('integration_id', '=', integrationId)
+    .where('unit_id', 'in', [...new Set(unitIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.unit_id, r.external_id]));
+}
+
+/**
+ * The aliases the given integrations have for the property's units: integration id → unit id →
+ * alias (each integration present, with no alias an empty map). Read from the property's units
+ * (the unit_aliases_unit index), not from each integration's aliases of every property it covers.
+ */
+export async function selectUnitAliasesOf(db: Q, propertyId: number, integrationIds: number[]): Promise<Map<number, Map<number, string>>> {
+  const byIntegration = new Map(integrationIds.map((id) => [id, new Map<number, string>()]));
+  if (integrationIds.length === 0) return byIntegration;
+  const rows = await db
+    .selectFrom('units as u')
+    .innerJoin('unit_aliases as a', 'a.unit_id', 'u.id')
+    .select(['a.integration_id', 'a.unit_id', 'a.external_id'])
+    .where('u.property_id', '=', propertyId)
+    .where('a.integration_id', 'in', integrationIds)
+    .execute();
+  for (const r of rows) byIntegration.get(r.integration_id)?.set(r.unit_id, r.external_id);
+  return byIntegration;
+}

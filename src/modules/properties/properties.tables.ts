@@ -77,9 +77,17 @@ export interface UnitAliasesTable {
   external_id: string;
 }
 
+/** The version of a property's availability inputs (see touchInputsVersion in properties.lock.ts). */
+export interface CalendarVersionsTable {
+  property_id: number;
+  /** bigint: the driver returns it as a string. */
+  version: string;
+}
+
 export interface PropertyTables {
   coverage: CoverageTable;
   properties: PropertiesTable;
   units: UnitsTable;
   unit_aliases: UnitAliasesTable;
+  calendar_versions: CalendarVersionsTable;
 }

@@ -2,8 +2,8 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { FieldErrorCollector } from '../../http/errors.js';
 import type { PropertyState, RetiredAlias } from './properties.payloads.js';
+import { touchInputsVersion, type PropertyLock } from './properties.lock.js';
 import type { UpdateUnitEntry } from './properties.schemas.js';
-import { touchCalendar, type PropertyLock } from '../calendar/calendar.sql.js';
 import { deleteAliases, insertAliases, insertUnits, selectAliasHolders, type UnitRow } from './properties.sql.js';
 
 export interface UnitMergeResult {
@@ -149,6 +149,6 @@ export async function mergeUnits(
   await deleteAliases(trx, integrationId, replaced);
   await insertAliases(trx, integrationId, newAliases);
   // Units and aliases are what availability snapshots show; cached ones are stale now.
-  await touchCalendar(trx, lock);
+  await touchInputsVersion(trx, lock);
   return { saleChanged, retired };
 }

@@ -18,6 +18,8 @@ import { probeClockRow } from './modules/clock/clock.sql.js';
 import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
 import { registerPropertyRoutes, registerStaffPropertyRoutes } from './modules/properties/properties.routes.js';
 import { registerCalendarRoutes, registerStaffCalendarRoutes } from './modules/calendar/calendar.routes.js';
+import { calendarEventDrafts, calendarSettings } from './modules/calendar/calendar.payloads.js';
+import type { CalendarDrafts } from './modules/properties/properties.payloads.js';
 import { registerEventRoutes } from './modules/events/events.routes.js';
 import { registerSyncRoutes } from './modules/sync/sync.routes.js';
 import { registerDeliveryRoutes, registerStaffWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
@@ -179,11 +181,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     }
   });
 
+  // The calendar's events of a property's create, coverage and unit or price changes (properties sits below the calendar).
+  const calendarDrafts: CalendarDrafts = (trx, propertyId, kinds, windows, target) =>
+    calendarEventDrafts(trx, propertyId, kinds, windows, target, calendarSettings(deps.config));
   await app.register(
     async (api) => {
       api.addHook('onRequest', rateLimiter.guard(integrationAuth(deps)));
       registerIntegrationRoutes(api, deps);
-      registerPropertyRoutes(api, deps);
+      registerPropertyRoutes(api, deps, calendarDrafts);
       registerCalendarRoutes(api, deps);
       registerEventRoutes(api, deps, eventDeliveryColumns);
       registerSyncRoutes(api, deps);
@@ -209,7 +214,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffIntegrationRoutes(staff, deps);
       registerStaffClockRoutes(staff, deps);
       registerStaffJobRoutes(staff, deps);
-      registerStaffPropertyRoutes(staff, deps);
+      registerStaffPropertyRoutes(staff, deps, calendarDrafts);
       registerStaffCalendarRoutes(staff, deps);
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);

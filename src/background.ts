@@ -3,7 +3,7 @@ import { listen, listenUrl, subscriptions, type Listener, type Subscription } fr
 import type { Deps } from './deps.js';
 import { authSubscription } from './modules/integrations/integrations.auth.js';
 import { FailureGate } from './lib/backoff.js';
-import { CALENDAR_SIGNAL } from './modules/calendar/calendar.snapshot-cache.js';
+import { INPUTS_SIGNAL } from './modules/properties/properties.lock.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { listenForEvents, listenForSignals } from './modules/events/events.unit.js';
 import { startSyncRunner } from './modules/sync/sync.runner.js';
@@ -46,7 +46,7 @@ export async function startProcess(deps: Deps, options: { background: boolean })
   if (hearing === 'listen') {
     subs.push(authSubscription(deps));
     subs.push(
-      await listenForSignals(deps, [CALENDAR_SIGNAL]).catch((error) => {
+      await listenForSignals(deps, [INPUTS_SIGNAL]).catch((error) => {
         deps.log.warn({ err: error }, 'calendar notifications not heard: reads rebuild what other processes changed');
         return { channels: [], onMessage() {} };
       }),

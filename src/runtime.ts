@@ -1,4 +1,5 @@
-import { CALENDAR_SIGNAL, SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
+import { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
+import { INPUTS_SIGNAL } from './modules/properties/properties.lock.js';
 import cluster from 'node:cluster';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -163,7 +164,7 @@ export async function createRuntime(
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
   deps.state.snapshots.onUnreadDropped = () => deps.metrics?.availabilitySnapshot('rebuild_unread');
-  deps.signals.on(CALENDAR_SIGNAL, (propertyIds) => {
+  deps.signals.on(INPUTS_SIGNAL, (propertyIds) => {
     for (const id of propertyIds) deps.state.snapshots.noteTouch(id);
   });
   return { deps, database, migrations };

@@ -1,9 +1,5 @@
 import type { DateWindow } from '../../lib/time.js';
-import { INPUTS_SIGNAL } from '../properties/properties.lock.js';
 import type { UnitHolds } from './calendar.sql.js';
-
-/** INPUTS_SIGNAL under the name the wiring (runtime.ts, background.ts) imports it by. */
-export const CALENDAR_SIGNAL = INPUTS_SIGNAL;
 
 /**
  * Availability snapshots as sent, by what was asked (integration, property reference, window),

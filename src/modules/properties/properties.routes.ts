@@ -32,7 +32,6 @@ import {
   type ListQueryInput,
   type UpdatePropertyInput,
 } from './properties.schemas.js';
-import { calendarEventDrafts, calendarSettings } from '../calendar/calendar.payloads.js';
 import { bulkCreate, bulkUpdate } from './properties.bulk.js';
 import type { CalendarDrafts } from './properties.payloads.js';
 import {
@@ -57,24 +56,14 @@ import {
 const createBody = bodyValidation({ rules: createRules });
 const updateBody = bodyValidation({ rules: updateRules });
 
-/**
- * The calendar's events that a property's create, coverage and unit or price changes record after
- * their own; built here until app.ts passes it in, as the service below takes it as a parameter.
- */
-const calendarOf =
-  (deps: Deps): CalendarDrafts =>
-  (trx, propertyId, kinds, windows, target) =>
-    calendarEventDrafts(trx, propertyId, kinds, windows, target, calendarSettings(deps.config));
-
 const actorOf = (request: { integration: { id: number; brandId: number } }): Actor => ({
   integrationId: request.integration.id,
   brandId: request.integration.brandId,
 });
 
-/** The partner's property endpoints. */
-export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
+/** The partner's property endpoints; `calendar` gives the calendar's events its writes record after their own. */
+export function registerPropertyRoutes(api: FastifyInstance, deps: Deps, calendar: CalendarDrafts): void {
   const tags = ['properties'];
-  const calendar = calendarOf(deps);
 
   api.get<{ Querystring: ListQueryInput }>(
     '/properties',
@@ -175,9 +164,8 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps): void {
 }
 
 /** Host actions and coverage on the staff API (decisions §9). */
-export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps): void {
+export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps, calendar: CalendarDrafts): void {
   const tags = ['staff'];
-  const calendar = calendarOf(deps);
 
   staff.post<{ Params: Static<typeof IdParams>; Body: CreatePropertyInput }>(
     '/brands/:id/properties',

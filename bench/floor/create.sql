@@ -1,7 +1,8 @@
 -- A booking create's own statements, as the service sends them for POST /bookings (rate limits
 -- on, one integration covering the property), run by pgbench with no service in between: the
 -- PostgreSQL floor of a create (bench/scenarios/floor.ts). Kept in step with
--- src/modules/bookings/bookings.sql.ts, calendar/calendar.holds.ts, events/events.sql.ts,
+-- src/modules/bookings/bookings.sql.ts, calendar/calendar.holds.ts, properties/properties.lock.ts,
+-- properties/properties.sql.ts, events/events.sql.ts,
 -- http/idempotency.ts and http/rate-limit.store.ts by hand (test/infra/bench-floor.test.ts fails
 -- when one create through the service and one transaction of this script stop adding the same
 -- rows to the same tables); only the ids differ: each

@@ -4,8 +4,9 @@ import { notFound } from '../../src/http/errors.js';
 import {
   availabilityForStay,
   isHoldConflict,
+  decideStay,
+  holdStay,
   releaseStay,
-  reserveStay,
   type ReserveRequest,
   type StayOptions,
 } from '../../src/modules/calendar/calendar.holds.js';
@@ -27,25 +28,26 @@ afterAll(() => ctx.close());
 const stay = (p: FixtureProperty, checkIn: string, checkOut: string, options: StayOptions) =>
   ctx.deps.db.transaction().execute((trx) => availabilityForStay(trx, p.id, checkIn, checkOut, options));
 
-/** reserveStay for an existing bare booking row: the writer only touches it. */
+/** decideStay then holdStay for an existing bare booking row: the write only touches it. */
 const reserve = (p: FixtureProperty, bookingId: number, units: Array<number | null>, checkIn: string, checkOut: string, extra: Partial<ReserveRequest> = {}) =>
   ctx.deps.db.transaction().execute(async (trx) => {
     const lock = await lockProperty(trx, p.id);
     if (!lock) throw notFound('No such property.');
-    return reserveStay(trx, lock, { checkIn, checkOut, channel: 'direct', integrationId: null, units, ...extra }, (unitIds) =>
-      trx
-        .updateTable('bookings')
-        .set({ units: JSON.stringify(unitIds.map((unit_id) => ({ unit_id, adults: 1, children: 0, meal_plan: 'EP' }))) })
-        .where('id', '=', bookingId)
-        .returningAll(),
-    );
+    const request: ReserveRequest = { checkIn, checkOut, channel: 'direct', integrationId: null, units, ...extra };
+    const decision = await decideStay(trx, lock, request);
+    const write = trx
+      .updateTable('bookings')
+      .set({ units: JSON.stringify(decision.unitIds.map((unit_id) => ({ unit_id, adults: 1, children: 0, meal_plan: 'EP' }))) })
+      .where('id', '=', bookingId)
+      .returningAll();
+    return { ...decision, row: await holdStay(trx, lock, request, decision, write) };
   });
 const heldBy = (bookingId: number) =>
   ctx.deps.db.selectFrom('unit_nights').select(['unit_id', 'night']).where('booking_id', '=', bookingId).orderBy('night').orderBy('unit_id').execute();
 const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { code?: string }) => e.code ?? String(e));
 
 describe('holds storage', () => {
-  it('reserveStay holds check_out-exclusive nights with the row, refuses what is taken, and releases', async () => {
+  it('decideStay and holdStay hold check_out-exclusive nights with the row, refuses what is taken, and releases', async () => {
     const p = await insertProperty(ctx, { brandId: partner.brandId, units: 1 });
     const [u] = p.unitIds;
     const [b1, b2, b3] = [await makeBooking(ctx, p.id), await makeBooking(ctx, p.id), await makeBooking(ctx, p.id)];

@@ -3,7 +3,7 @@ import type { RawBuilder } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, refuseUnbookable, reserveStay } from '../calendar/calendar.holds.js';
+import { decideStay, holdStay, isHoldConflict, refuseUnbookable } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
@@ -59,8 +59,8 @@ function stayOf(input: CreateBookingInput | HostCreateBookingInput, externalBook
 }
 
 /**
- * The write of a new booking under the property's lock: the calendar's decision and holds
- * (reserveStay), the booking as PostgreSQL returns it, and its events.
+ * The write of a new booking under the property's lock: the calendar's decision (decideStay), the
+ * booking and its holds (holdStay, the row as PostgreSQL returns it), and its events.
  */
 async function writeNewBooking(
   deps: Deps,
@@ -101,12 +101,9 @@ async function writeNewBooking(
     created_at: now,
     updated_at: now,
   });
-  const { row, stay } = await reserveStay(
-    trx,
-    lock,
-    { checkIn: input.checkIn, checkOut: input.checkOut, channel: input.channel, integrationId: actorIntegrationId, units: write.requested.map((r) => r.unitId) },
-    (unitIds) => bookingInsert(trx, values(storedUnits(write.requested, unitIds))),
-  );
+  const request = { checkIn: input.checkIn, checkOut: input.checkOut, channel: input.channel, integrationId: actorIntegrationId, units: write.requested.map((r) => r.unitId) };
+  const { unitIds, stay } = await decideStay(trx, lock, request);
+  const row = await holdStay(trx, lock, request, { unitIds, stay }, bookingInsert(trx, values(storedUnits(write.requested, unitIds))));
   const targets = write.targets;
   // The other covering integrations' aliases in one read, so that their availability events come
   // from the decision's calendar too.

@@ -60,7 +60,7 @@ export function selectOwnByExternalId(db: Q, integrationId: number, externalId: 
     .executeTakeFirst();
 }
 
-/** The insert of a new booking, returning it as stored: calendar.holds' reserveStay runs it with the holds. */
+/** The insert of a new booking, returning it as stored: calendar.holds' holdStay runs it with the holds. */
 export function bookingInsert(trx: Transaction<DB>, values: Insertable<BookingsTable>) {
   return trx.insertInto('bookings').values(values).returningAll();
 }

@@ -2,7 +2,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { isHoldConflict, refuseUnbookable, releaseStay, reserveStay } from '../calendar/calendar.holds.js';
+import { decideStay, holdStay, isHoldConflict, refuseUnbookable, releaseStay } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
@@ -206,24 +206,20 @@ async function applyChange(
     : [];
   let updated: BookingRow;
   if (reserves) {
-    // The calendar decides the units (the booking's own nights count as free), replaces the
-    // holds and writes the row, under the property's calendar lock.
+    // The calendar decides the units (the booking's own nights count as free); then the row and
+    // its new holds are written in one statement, under the property's lock.
     attempt.stay = { propertyId: row.property_id, checkIn, checkOut, channel: row.source_channel, integrationId: actorIntegrationId, excludeBookingId: row.id };
-    const reservation = await reserveStay(
-      trx,
-      lock,
-      {
-        checkIn,
-        checkOut,
-        channel: row.source_channel,
-        integrationId: actorIntegrationId,
-        units: request.map((r) => r.unitId),
-        prefer: currentUnits.map((u) => u.unit_id),
-        bookingId: row.id,
-      },
-      (unitIds) => bookingUpdate(trx, row.id, { ...changes(storedUnits(request, unitIds)), updated_at: now }),
-    );
-    updated = reservation.row;
+    const stay = {
+      checkIn,
+      checkOut,
+      channel: row.source_channel,
+      integrationId: actorIntegrationId,
+      units: request.map((r) => r.unitId),
+      prefer: currentUnits.map((u) => u.unit_id),
+      bookingId: row.id,
+    };
+    const decision = await decideStay(trx, lock, stay);
+    updated = await holdStay(trx, lock, stay, decision, bookingUpdate(trx, row.id, { ...changes(storedUnits(request, decision.unitIds)), updated_at: now }));
   } else {
     const set = changes(units);
     if (Object.keys(set).length === 0) return { row, changed: false };

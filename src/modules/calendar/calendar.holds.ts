@@ -10,10 +10,10 @@ import { loadCalendarData, touchUnitHoldsQuery, type CalendarData } from './cale
 /**
  * Booking holds and the availability rules a booking is checked against (decisions §4).
  *
- * Every booking writer goes through reserveStay (create, host create, a change of dates or units)
- * or releaseStay (cancel, a booking that stops holding), holding the property's lock: read,
- * decide, write, in that order, in the booking's transaction. availabilityForStay is the read-only decision, for the 409 picture
- * read again after a lost race.
+ * Every booking writer goes through decideStay then holdStay (create, host create, a change of
+ * dates or units) or releaseStay (cancel, a booking that stops holding), holding the property's
+ * lock: read, decide, write, in that order, in the booking's transaction. availabilityForStay is
+ * the read-only decision, for the 409 picture read again after a lost race.
  */
 /** The 409 UNAVAILABLE picture: errors.availability (decisions §4). */
 export interface AvailabilityPicture {
@@ -176,12 +176,11 @@ export interface ReserveRequest {
   bookingId?: number;
 }
 
-export interface Reservation<R> {
-  /** The units held, in the order of the request. */
+/** What the calendar decided for a stay: the units, and the calendar it decided on. */
+export interface StayDecision {
+  /** The units to hold, in the order of the request. */
   unitIds: number[];
-  /** What the caller's writer returned: the booking row as written. */
-  row: R;
-  /** The calendar the decision was made on, with the new holds: what the availability events carry. */
+  /** The calendar the decision was made on; after holdStay, with the new holds (what the availability events carry). */
   stay: StayAvailability;
 }
 
@@ -189,20 +188,11 @@ export interface Reservation<R> {
 export type BookingWriter<R> = Compilable<R> & OperationNodeSource;
 
 /**
- * The one way a booking takes nights (decisions §4), under the property's lock: refuses an
- * unbookable property, decides the units against the calendar (409 UNAVAILABLE with the picture
- * when nothing fits), writes the booking through `write(unitIds)` and its holds (one unit_nights
- * row per unit and night, check_out exclusive) in one statement, and returns the units, the row as
- * PostgreSQL returned it and the calendar with the new holds. A changed booking's old holds are
- * released first. The (unit, night) primary key of unit_nights is the database's own guarantee of
- * one hold per unit and night (isHoldConflict recognises its refusal).
+ * The one way a booking's nights are decided (decisions §4), under the property's lock: refuses an
+ * unbookable property and picks the units against the calendar, or answers 409 UNAVAILABLE with
+ * the picture when nothing fits. The caller then writes the booking with holdStay.
  */
-export async function reserveStay<R extends { id: number }>(
-  trx: Transaction<DB>,
-  lock: PropertyLock,
-  request: ReserveRequest,
-  write: (unitIds: number[]) => BookingWriter<R>,
-): Promise<Reservation<R>> {
+export async function decideStay(trx: Transaction<DB>, lock: PropertyLock, request: ReserveRequest): Promise<StayDecision> {
   refuseUnbookable(lock.status);
   const stay = await availabilityForStay(trx, lock.propertyId, request.checkIn, request.checkOut, {
     channel: request.channel,
@@ -211,10 +201,27 @@ export async function reserveStay<R extends { id: number }>(
   });
   const unitIds = stay.assign(request.units, request.prefer);
   if (!unitIds) throw unavailable(stay);
+  return { unitIds, stay };
+}
+
+/**
+ * Writes the booking (`booking`, its insert or update for the decided units) and its holds (one
+ * unit_nights row per unit and night, check_out exclusive) in one statement, and returns the row
+ * as PostgreSQL returned it. A changed booking's old holds are released first. The (unit, night)
+ * primary key of unit_nights is the database's own guarantee of one hold per unit and night
+ * (isHoldConflict recognises its refusal).
+ */
+export async function holdStay<R extends { id: number }>(
+  trx: Transaction<DB>,
+  lock: PropertyLock,
+  request: ReserveRequest,
+  decision: StayDecision,
+  booking: BookingWriter<R>,
+): Promise<R> {
   if (request.bookingId !== undefined) await releaseStay(trx, lock, request.bookingId);
-  const { rows } = await holdStatement<R>(trx, lock, request, unitIds, write(unitIds)).execute(trx);
-  stay.held(unitIds);
-  return { unitIds, row: rows[0], stay };
+  const { rows } = await holdStatement<R>(trx, lock, request, decision.unitIds, booking).execute(trx);
+  decision.stay.held(decision.unitIds);
+  return rows[0];
 }
 
 /** The statement that writes the booking (`booking`), its holds and the calendar's new version, answering the booking's row (or only its id). */
@@ -236,7 +243,7 @@ function holdStatement<R>(trx: Transaction<DB>, lock: PropertyLock, request: Res
 
 /**
  * Releases every hold of a booking of the locked property (a cancel, a booking that stops holding,
- * or reserveStay before it holds a changed stay).
+ * or holdStay before it holds a changed stay).
  */
 export async function releaseStay(trx: Transaction<DB>, lock: PropertyLock, bookingId: number): Promise<void> {
   await sql`

@@ -11,11 +11,11 @@ import type { PropertyStatus } from './properties.schemas.js';
 
 /**
  * Proof that the transaction holds a property's lock. Only lockProperty makes one (the class is
- * not exported and its private field keeps any other object from passing for it), so a function
+ * not exported and its private member keeps any other object from passing for it), so a function
  * that takes a PropertyLock cannot be called without the lock.
  */
 class PropertyLock {
-  readonly #held = true;
+  declare private readonly held: true;
   constructor(
     readonly propertyId: number,
     /** The property's status, read under the lock. */

@@ -4,7 +4,8 @@ import type { DB } from '../../src/db/schema.js';
 import { compiler, statementTemplate } from '../../src/db/statement-template.js';
 import { snapshotDataStatement, snapshotHeadStatement } from '../../src/modules/calendar/calendar.snapshots.js';
 import { snapshotDataQuery, snapshotHeadQuery } from '../../src/modules/calendar/calendar.sql.js';
-import { eventsInsert, insertEventsQuery, lastSequenceQuery } from '../../src/modules/events/events.sql.js';
+import { eventsInsert, insertEventsQuery } from '../../src/modules/events/events.sql.js';
+import { lastSequenceQuery } from '../../src/modules/integrations/integrations.sql.js';
 import { coveredPropertyQuery } from '../../src/modules/properties/properties.resolve.js';
 
 // Compiles without a database, as the service's own templates do.

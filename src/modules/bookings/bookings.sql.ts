@@ -1,8 +1,8 @@
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { BookingStatus, BookingsTable } from './bookings.tables.js';
-import { coveringTargetsJson, type AppendTarget } from '../events/events.log.js';
-import { coverageSource, propertyExternalIdOf, propertyUnitsJson, type PropertyUnit } from '../properties/properties.sql.js';
+import type { AppendTarget } from '../events/events.log.js';
+import { coverageSource, coveringTargetsJson, propertyExternalIdOf, propertyUnitsJson, type PropertyUnit } from '../properties/properties.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 

@@ -4,7 +4,7 @@ import { successJson } from '../../http/envelope.js';
 import { FieldErrorCollector, notFound } from '../../http/errors.js';
 import { addDays, DATE_MESSAGE, daysBetween, isValidDate, kolkataDate, type DateWindow } from '../../lib/time.js';
 import { statementTemplate } from '../../db/statement-template.js';
-import { lastSequenceQuery } from '../events/events.sql.js';
+import { lastSequenceQuery } from '../integrations/integrations.sql.js';
 import { coveredPropertyBy, propertyRefId, requireCoveredProperty } from '../properties/properties.resolve.js';
 import { buildPayload, calendarSettings, type CalendarKind } from './calendar.payloads.js';
 import { SnapshotCache } from './calendar.snapshot-cache.js';

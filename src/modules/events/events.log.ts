@@ -1,4 +1,3 @@
-import { sql, type RawBuilder } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
@@ -56,20 +55,6 @@ export interface AppendOptions {
    * coveringTargetsJson); otherwise appendEvents reads them.
    */
   targets?: AppendTarget[];
-}
-
-/**
- * The integrations covering a property as appendEvents reads them, as a JSON array expression
- * to embed in a caller's own statement (saving appendEvents the read): `propertyId` is an SQL
- * expression for the property's id.
- */
-export function coveringTargetsJson(propertyId: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(
-    select coalesce(json_agg(json_build_object('id', i.id, 'slug', i.slug, 'webhook_event_types', i.webhook_event_types,
-      'horizon_days', i.horizon_days, 'has_webhook', i.webhook_url is not null, 'external_id', c.external_id) order by i.id), '[]'::json)
-    from integrations i join coverage c on c.integration_id = i.id and c.property_id = ${propertyId}
-    where i.status != 'disabled'
-  )`;
 }
 
 export interface AppendResult {

@@ -151,8 +151,3 @@ export function eventLog(db: Q) {
     .selectFrom('events')
     .select(['integration_id', 'sequence', 'id', 'type', 'origin', 'property_id', 'window_from', 'window_to', 'body', 'created_at', 'delivery_status']);
 }
-
-/** The integration's last sequence, as a query to run inside another statement (a snapshot's watermark). */
-export function lastSequenceQuery(db: Kysely<DB> | Transaction<DB>, integrationId: number) {
-  return db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId);
-}

@@ -24,6 +24,17 @@ export async function selectLastSequence(db: Q, integrationId: number): Promise<
   return row?.last_sequence ?? 0;
 }
 
+/** The integration's last sequence, as a query to run inside another statement (a snapshot's watermark). */
+export function lastSequenceQuery(db: Q, integrationId: number) {
+  return db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId);
+}
+
+/**
+ * The integrations events may be recorded for (not disabled), with what an append needs of each,
+ * as a derived table to join on `id`: properties joins it with coverage for a property's targets.
+ */
+export const appendTargetsSource = sql`(select id, slug, webhook_event_types, horizon_days, webhook_url is not null as has_webhook from integrations where status != 'disabled')`;
+
 /** Ids of the brands whose plan is active (`true`) or not, as a subquery. */
 export function brandIdsWithPlan(db: Q, active: boolean) {
   return db.selectFrom('brands').select('id').where('plan_active', '=', active);

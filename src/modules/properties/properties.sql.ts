@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { appendTargetsSource } from '../integrations/integrations.sql.js';
 import { PRICE_COLUMNS } from './properties.input.js';
 import type { CoveredProperty } from './properties.resolve.js';
 import type { PropertiesTable, UnitsTable } from './properties.tables.js';
@@ -307,4 +308,17 @@ export async function selectUnitAliasesOf(db: Q, propertyId: number, integration
     .execute();
   for (const r of rows) byIntegration.get(r.integration_id)?.set(r.unit_id, r.external_id);
   return byIntegration;
+}
+
+/**
+ * The integrations covering a property as appendEvents reads them (AppendTarget, in id order), as a
+ * JSON array expression to embed in a caller's own statement, saving appendEvents the read:
+ * `propertyId` is an SQL expression for the property's id.
+ */
+export function coveringTargetsJson(propertyId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(
+    select coalesce(json_agg(json_build_object('id', i.id, 'slug', i.slug, 'webhook_event_types', i.webhook_event_types,
+      'horizon_days', i.horizon_days, 'has_webhook', i.has_webhook, 'external_id', c.external_id) order by i.id), '[]'::json)
+    from ${appendTargetsSource} i join coverage c on c.integration_id = i.id and c.property_id = ${propertyId}
+  )`;
 }

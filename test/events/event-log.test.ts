@@ -1,3 +1,4 @@
+import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
@@ -28,8 +29,8 @@ async function cover(integration: TestIntegration, propertyId: number, externalI
 }
 
 function record(propertyId: number | null, actor: number | null, drafts: EventDraft[], only?: number) {
-  return withEvents(ctx.deps, (trx) =>
-    appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: actor, onlyIntegrationId: only, build: () => drafts }),
+  return withEvents(ctx.deps, async (trx) =>
+    appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId, only), actorIntegrationId: actor, build: () => drafts }),
   );
 }
 
@@ -90,7 +91,7 @@ describe('event log', () => {
     await ctx.staff('PATCH', `/integrations/${a.id}`, { status: 'active' });
     await expect(
       withEvents(ctx.deps, async (trx) => {
-        await appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: null, build: () => [{ type: 'property.changed', data: {} }] });
+        await appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build: () => [{ type: 'property.changed', data: {} }] });
         throw new Error('the write failed');
       }),
     ).rejects.toThrow('the write failed');
@@ -133,7 +134,7 @@ describe('event log', () => {
     const recordLast = (propertyId: number, drafts: EventDraft[], before?: (trx: Kysely<DB>) => Promise<void>) =>
       withEvents(ctx.deps, async (trx) => {
         await before?.(trx);
-        return appendEvents(trx, { clock: ctx.deps.clock, propertyId, actorIntegrationId: null, build: () => drafts });
+        return appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build: () => drafts });
       });
 
     it('writes the events in the transaction, and wakes delivery once it has committed', async () => {
@@ -176,7 +177,7 @@ describe('event log', () => {
         const result = await withEvents(ctx.deps, async (trx) => {
           const appended = await appendEvents(trx, {
             clock: ctx.deps.clock,
-            propertyId,
+            propertyId, targets: await selectAppendTargets(trx, propertyId),
             actorIntegrationId: null,
             build: async () => {
               await trx.updateTable('integrations').set({ status: 'disabled' }).where('id', '=', a.id).execute();

@@ -1,3 +1,4 @@
+import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -120,12 +121,12 @@ describe.runIf(databaseUrl && !transactionPooled)('the LISTEN connection of a pr
 
     // events recorded by another process reach the receiver through the pooled process's polling
     await withRuntime(db, (deps) =>
-      withEvents(deps, (trx) =>
+      withEvents(deps, async (trx) =>
         appendEvents(trx, {
           clock: deps.clock,
           propertyId: null,
           actorIntegrationId: null,
-          onlyIntegrationId: integration.id,
+          targets: await selectAppendTargets(trx, null, integration.id),
           build: () => Array.from({ length: 20 }, (_, i) => ({ type: 'availability.changed' as const, data: { i } })),
         }),
       ),

@@ -1,3 +1,4 @@
+import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
 import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
@@ -40,12 +41,12 @@ async function seedIntegrations(db: ScratchDatabase, names: string[], eventsEach
 }
 
 async function appendMany(deps: Parameters<Parameters<typeof withRuntime>[1]>[0], integrationId: number, count: number) {
-  await withEvents(deps, (trx) =>
+  await withEvents(deps, async (trx) =>
     appendEvents(trx, {
       clock: deps.clock,
       propertyId: null,
       actorIntegrationId: null,
-      onlyIntegrationId: integrationId,
+      targets: await selectAppendTargets(trx, null, integrationId),
       build: () => Array.from({ length: count }, (_, i) => ({ type: 'availability.changed' as const, data: { i } })),
     }),
   );

@@ -1,3 +1,4 @@
+import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
@@ -35,12 +36,12 @@ export async function closeDeliveryContext({ ctx, receiver, worker }: { ctx?: Te
  * event log, which wakes delivery after the commit as for every writer.
  */
 export async function recordEvents(ctx: TestContext, integrationId: number, count: number, type: EventDraft['type'] = 'availability.changed', data: (i: number) => unknown = (i) => ({ i })) {
-  await withEvents(ctx.deps, (trx) =>
+  await withEvents(ctx.deps, async (trx) =>
     appendEvents(trx, {
       clock: ctx.deps.clock,
       propertyId: null,
       actorIntegrationId: null,
-      onlyIntegrationId: integrationId,
+      targets: await selectAppendTargets(trx, null, integrationId),
       build: () => Array.from({ length: count }, (_, i) => ({ type, data: data(i) })),
     }),
   );

@@ -1,3 +1,4 @@
+import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
@@ -46,12 +47,12 @@ async function setUp(name: string) {
 /** Records N events from a third process: the servers hear of them through their LISTEN or their scan. */
 function record(db: ScratchDatabase, integrationId: number) {
   return withRuntime(db, (deps) =>
-    withEvents(deps, (trx) =>
+    withEvents(deps, async (trx) =>
       appendEvents(trx, {
         clock: deps.clock,
         propertyId: null,
         actorIntegrationId: null,
-        onlyIntegrationId: integrationId,
+        targets: await selectAppendTargets(trx, null, integrationId),
         build: () => Array.from({ length: N }, (_, i) => ({ type: 'availability.changed' as const, data: { i } })),
       }),
     ),

@@ -6,7 +6,7 @@ import { buildAvailability, calendarEventDrafts } from '../calendar/calendar.pay
 import type { CalendarData } from '../calendar/calendar.sql.js';
 import { appendEvents, type AppendTarget, type EventDraft, type EventTarget, type EventTransaction } from '../events/events.log.js';
 import type { BookingObject } from './bookings.schemas.js';
-import { selectAliasesOfUnits } from '../properties/properties.sql.js';
+import { selectAliasesOfUnits, selectAppendTargets } from '../properties/properties.sql.js';
 import type { BookingRow } from './bookings.sql.js';
 import type { BookingUnit } from './bookings.tables.js';
 
@@ -107,7 +107,7 @@ export interface BookingEventOptions {
  * availability.changed for the changed nights, one event per calendar month touched (windowed to
  * those nights, clamped to each receiver's horizon), for every covering integration.
  */
-export function appendBookingEvents(trx: EventTransaction, options: BookingEventOptions) {
+export async function appendBookingEvents(trx: EventTransaction, options: BookingEventOptions) {
   const { booking } = options;
   const today = kolkataDate(options.clock.now());
   const windows = windowsForNights(options.changedNights);
@@ -116,7 +116,7 @@ export function appendBookingEvents(trx: EventTransaction, options: BookingEvent
     clock: options.clock,
     propertyId: booking.property_id,
     actorIntegrationId: options.actorIntegrationId,
-    targets: options.targets,
+    targets: options.targets ?? (await selectAppendTargets(trx, booking.property_id)),
     build: async (target: EventTarget): Promise<EventDraft[]> => {
       const drafts: EventDraft[] = [];
       const isActor = target.integrationId === options.actorIntegrationId;

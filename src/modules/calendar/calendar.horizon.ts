@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
 import { appendEvents, withEvents } from '../events/events.log.js';
 import { integrationHorizons } from '../integrations/integrations.sql.js';
-import { coverageSource } from '../properties/properties.sql.js';
+import { coverageSource, selectAppendTargets } from '../properties/properties.sql.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
 import { lockProperty } from '../properties/properties.lock.js';
 
@@ -61,7 +61,7 @@ export async function rollHorizon(deps: Deps): Promise<{ properties: number; eve
       );
       const result = await appendEvents(trx, {
         clock: deps.clock,
-        propertyId,
+        propertyId, targets: await selectAppendTargets(trx, propertyId),
         actorIntegrationId: null,
         build: (target) => {
           const months = plan.get(target.integrationId)?.months ?? [];

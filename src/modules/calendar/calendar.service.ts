@@ -25,7 +25,7 @@ import {
   type CalendarSettings,
 } from './calendar.payloads.js';
 import { lockProperty, touchInputsVersion } from '../properties/properties.lock.js';
-import { selectUnitIdsOf, unitsSource, updateTaxFlags } from '../properties/properties.sql.js';
+import { selectAppendTargets, selectUnitIdsOf, unitsSource, updateTaxFlags } from '../properties/properties.sql.js';
 import { loadCalendarData } from './calendar.sql.js';
 import { SNAPSHOT_HORIZON_DAYS } from './calendar.snapshots.js';
 import type { BlockScope, MealPlansTable } from './calendar.tables.js';
@@ -63,7 +63,7 @@ export async function appendCalendarEvents(trx: EventTransaction, options: Calen
       : (Array.isArray(options.nights) ? options.nights : [options.nights]).flatMap((w) => splitByMonth(w.from, w.to));
   return appendEvents(trx, {
     clock: options.clock,
-    propertyId: options.propertyId,
+    propertyId: options.propertyId, targets: await selectAppendTargets(trx, options.propertyId),
     actorIntegrationId: options.actorIntegrationId,
     build: (target) => {
       const windows =

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
-import { insertEvents, selectAppendTargets, type AppendTarget, type EventRow } from './events.sql.js';
+import { insertEvents, type AppendTarget, type EventRow } from './events.sql.js';
 import { noteAppended, type EventTransaction } from './events.unit.js';
 
 export type { AppendTarget } from './events.sql.js';
@@ -43,18 +43,16 @@ export interface AppendOptions {
   propertyId: number | null;
   /** The integration whose API call made the change (origin `partner` for it); null for host and system changes. */
   actorIntegrationId: number | null;
-  /** Record for this integration only (sync, or integration-wide events); otherwise every covering one. */
-  onlyIntegrationId?: number;
   /**
    * Builds the events for one target. Payloads can differ per integration (each has its own
    * external ids), so this runs once per receiving integration; returning [] records nothing for it.
    */
   build: (target: EventTarget) => EventDraft[] | Promise<EventDraft[]>;
   /**
-   * The receiving integrations, when the caller has read them in this transaction already (see
-   * coveringTargetsJson); otherwise appendEvents reads them.
+   * The receiving integrations, read by the caller in this transaction: the property's covering
+   * ones (properties' selectAppendTargets, or coveringTargetsJson inside a statement of its own).
    */
-  targets?: AppendTarget[];
+  targets: AppendTarget[];
 }
 
 export interface AppendResult {
@@ -78,7 +76,7 @@ export interface AppendResult {
  * reads until the commit: the payloads are then never older than their sequences.
  */
 export async function appendEvents(trx: EventTransaction, options: AppendOptions): Promise<AppendResult> {
-  const targets = options.targets ?? (await selectAppendTargets(trx, options.propertyId, options.onlyIntegrationId));
+  const { targets } = options;
   const recorded = new Map<number, number>();
   const deliverable: number[] = [];
   const types = new Map<string, number>();

@@ -46,23 +46,6 @@ export interface AppendTarget {
   external_id?: string | null;
 }
 
-/** The integrations that receive a property's events (or integration-wide ones), in id order. */
-export async function selectAppendTargets(trx: Transaction<DB>, propertyId: number | null, onlyIntegrationId?: number): Promise<AppendTarget[]> {
-  let query = trx
-    .selectFrom('integrations as i')
-    .select(['i.id', 'i.slug', 'i.webhook_event_types', 'i.horizon_days'])
-    .select((eb) => eb('i.webhook_url', 'is not', null).as('has_webhook'))
-    .where('i.status', '!=', 'disabled')
-    .orderBy('i.id');
-  if (propertyId !== null) {
-    query = query
-      .innerJoin('coverage as c', (join) => join.onRef('c.integration_id', '=', 'i.id').on('c.property_id', '=', propertyId))
-      .select('c.external_id');
-  }
-  if (onlyIntegrationId !== undefined) query = query.where('i.id', '=', onlyIntegrationId);
-  return (await query.execute()) as AppendTarget[];
-}
-
 /** One event about to be recorded: its body is head || sequence || tail. */
 export interface EventRow {
   id: string;

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { appendEvents, withEvents } from '../events/events.log.js';
 import { brandIdsWithPlan } from '../integrations/integrations.sql.js';
 import { propertyEventDraft } from './properties.payloads.js';
+import { selectAppendTargets } from './properties.sql.js';
 
 const INACTIVE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -47,7 +48,7 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
       reactivated += 1;
       await appendEvents(trx, {
         clock: deps.clock,
-        propertyId: id,
+        propertyId: id, targets: await selectAppendTargets(trx, id),
         actorIntegrationId: null,
         build: async (target) => [await propertyEventDraft(trx, id, target)],
       });

@@ -38,6 +38,7 @@ import {
   insertProperty,
   insertUnits,
   selectAliasHolders,
+  selectAppendTargets,
   selectCoverage,
   selectCoverageByExternalId,
   selectCoverageOfProperty,
@@ -143,7 +144,7 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
     const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId: row.id,
+      propertyId: row.id, targets: await selectAppendTargets(trx, row.id),
       actorIntegrationId: actor.integrationId,
       build: (target) => initialEventDrafts(trx, row.id, target, today, calendar, target.integrationId === actor.integrationId ? state : undefined),
     });
@@ -222,7 +223,7 @@ export async function updateChecked(
 
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId: covered.id,
+      propertyId: covered.id, targets: await selectAppendTargets(trx, covered.id),
       actorIntegrationId: actor.integrationId,
       build: (target) =>
         changeDrafts(trx, covered.id, target, today, calendar, {
@@ -349,7 +350,7 @@ async function recordHostChange(
   propertyId: number,
   build: (target: Parameters<typeof initialEventDrafts>[2]) => Promise<EventDraft[]>,
 ) {
-  return appendEvents(trx, { clock: deps.clock, propertyId, actorIntegrationId: null, build });
+  return appendEvents(trx, { clock: deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build });
 }
 
 /**
@@ -426,9 +427,8 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
         .execute();
       const appended = await appendEvents(trx, {
         clock: deps.clock,
-        propertyId,
+        propertyId, targets: await selectAppendTargets(trx, propertyId, integrationId),
         actorIntegrationId: null,
-        onlyIntegrationId: integrationId,
         build: async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)],
       });
       return { created: false, appended };
@@ -439,9 +439,8 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
       .execute();
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId,
+      propertyId, targets: await selectAppendTargets(trx, propertyId, integrationId),
       actorIntegrationId: null,
-      onlyIntegrationId: integrationId,
       build: (target) => initialEventDrafts(trx, propertyId, target, today, calendar),
     });
     return { created: true, appended };

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { AppendTarget } from '../events/events.log.js';
 import { appendTargetsSource } from '../integrations/integrations.sql.js';
 import { PRICE_COLUMNS } from './properties.input.js';
 import type { CoveredProperty } from './properties.resolve.js';
@@ -321,4 +322,25 @@ export function coveringTargetsJson(propertyId: RawBuilder<unknown>): RawBuilder
       'horizon_days', i.horizon_days, 'has_webhook', i.has_webhook, 'external_id', c.external_id) order by i.id), '[]'::json)
     from ${appendTargetsSource} i join coverage c on c.integration_id = i.id and c.property_id = ${propertyId}
   )`;
+}
+
+/**
+ * The integrations events go to (AppendTarget, in id order): a property's covering ones that are
+ * not disabled, or for integration-wide events (`propertyId` null) every one that is not disabled;
+ * only `onlyIntegrationId` among them when given.
+ */
+export async function selectAppendTargets(trx: Q, propertyId: number | null, onlyIntegrationId?: number): Promise<AppendTarget[]> {
+  const only = onlyIntegrationId === undefined ? sql`` : sql`where i.id = ${onlyIntegrationId}`;
+  const { rows } =
+    propertyId === null
+      ? await sql<AppendTarget>`
+          select i.id, i.slug, i.webhook_event_types, i.horizon_days, i.has_webhook from ${appendTargetsSource} i ${only} order by i.id
+        `.execute(trx)
+      : await sql<AppendTarget>`
+          select i.id, i.slug, i.webhook_event_types, i.horizon_days, i.has_webhook, c.external_id
+          from ${appendTargetsSource} i join coverage c on c.integration_id = i.id and c.property_id = ${propertyId}
+          ${only}
+          order by i.id
+        `.execute(trx);
+  return rows;
 }

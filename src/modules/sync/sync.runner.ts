@@ -7,6 +7,7 @@ import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar
 import { appendEvents, withEvents, type EventDraft, type EventTarget } from '../events/events.log.js';
 import { lockProperty } from '../properties/properties.lock.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
+import { selectAppendTargets } from '../properties/properties.sql.js';
 import { createClaims, holdLease, LeaseLostError, type Claims, type Lease } from '../webhooks/webhooks.claims.js';
 import { advanceSyncJob, lockSyncJob, selectOpenSyncJobs } from './sync.sql.js';
 
@@ -61,9 +62,8 @@ async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolea
     if (await lockProperty(trx, propertyId)) {
       await appendEvents(trx, {
         clock: deps.clock,
-        propertyId,
+        propertyId, targets: await selectAppendTargets(trx, propertyId, job.integration_id),
         actorIntegrationId: null,
-        onlyIntegrationId: job.integration_id,
         build: (target) => syncDrafts(trx, propertyId, job.types, target, today, deps.config),
       });
     }

@@ -17,6 +17,7 @@ import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { createIntegrationViewCache, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
 import type { IntegrationPorts } from './modules/integrations/integrations.ports.js';
 import { coverageSource } from './modules/properties/properties.sql.js';
+import { wakeDelivery } from './modules/events/events.unit.js';
 import { resumeDelivery } from './modules/webhooks/webhooks.outcomes.js';
 import { deliveryStateSource, insertDeliveryState, pendingHead } from './modules/webhooks/webhooks.sql.js';
 import { targetPolicy, webhookUrlProblem } from './modules/webhooks/webhooks.url.js';
@@ -108,7 +109,7 @@ export interface Runtime {
 /** Where a runtime's database lives beyond the configuration (tests: a schema of their own on a shared database). */
 export type RuntimeDatabaseOptions = Pick<DatabaseOptions, 'schema' | 'pglite' | 'poolSize'>;
 
-/** The webhooks and properties functions integrations is given (it sits below both). */
+/** The events, webhooks and properties functions integrations is given (it sits below all three). */
 export const integrationPorts: IntegrationPorts = {
   webhookUrlProblem: (url, config) => webhookUrlProblem(url, targetPolicy(config)),
   insertDeliveryState,
@@ -116,6 +117,7 @@ export const integrationPorts: IntegrationPorts = {
   deliveryStateSource,
   pendingHead,
   coverageSource,
+  wakeDelivery,
 };
 
 /** The process state of a runtime on `database` (see RuntimeState). */

@@ -1,23 +1,12 @@
 import type { Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
+import { API_VERSION, type EventType } from '../../lib/contract.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
 import { insertEvents, type AppendTarget, type EventRow } from './events.sql.js';
 import { noteAppended, type EventTransaction } from './events.unit.js';
 
 export type { AppendTarget } from './events.sql.js';
 export { withEvents, type EventTransaction } from './events.unit.js';
-
-export const API_VERSION = '2026-09';
-
-export const EVENT_TYPES = [
-  'availability.changed',
-  'rates.changed',
-  'restrictions.changed',
-  'inventory.changed',
-  'property.changed',
-  'booking.changed',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One integration about to receive events, as the payload builder needs to see it. */
 export interface EventTarget {

@@ -2,7 +2,8 @@ import { sql, type AliasedRawBuilder } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { fail } from '../../http/errors.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
-import { EVENT_TYPES, type EventType } from './events.log.js';
+import { EVENT_TYPES, type EventType } from '../../lib/contract.js';
+import { lastSequenceQuery } from '../integrations/integrations.sql.js';
 
 /**
  * An event's delivery as the contract shows it, as three columns of a query over `events` under
@@ -62,7 +63,7 @@ export async function replayEvents(
 ) {
   const { afterSequence, limit, types } = query;
   const bounds = await deps.db
-    .selectFrom('integrations as i')
+    .selectFrom(lastSequenceQuery(deps.db, integrationId).as('i'))
     .select((eb) => [
       'i.last_sequence',
       eb
@@ -71,7 +72,6 @@ export async function replayEvents(
         .where('integration_id', '=', integrationId)
         .as('oldest'),
     ])
-    .where('i.id', '=', integrationId)
     .executeTakeFirstOrThrow();
   const oldest = bounds.oldest == null ? null : Number(bounds.oldest);
   const expired = oldest === null ? afterSequence < bounds.last_sequence : afterSequence < oldest - 1;

@@ -1,5 +1,6 @@
 import { statementTemplate } from '../../db/statement-template.js';
 import { sql, type Kysely, type QueryResult, type RawBuilder, type Transaction } from 'kysely';
+import { allocateSequencesQuery } from '../integrations/integrations.sql.js';
 import type { DB } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -103,9 +104,7 @@ export function eventsInsert(target: EventsTarget, rows: EventRow[]): RawBuilder
   const values = sql.join(rows.map((r, n) => sql`(${sql.lit(n + 1)}::int, ${r.id}::text, ${r.type}::text, ${r.from}::date, ${r.to}::date, ${r.head}::text, ${r.tail}::text, ${r.status}::text)`));
   return sql<{ n: number }>`
     with allocated as (
-      update integrations set last_sequence = last_sequence + ${rows.length}
-      where id = ${target.integrationId} and status != 'disabled'
-      returning last_sequence - ${rows.length} as base
+      ${allocateSequencesQuery(target.integrationId, rows.length)}
     ), added as (
       insert into events (integration_id, sequence, id, type, origin, property_id, window_from, window_to, body, created_at, delivery_status)
       select ${target.integrationId}::int, a.base + r.n, r.id, r.type, ${target.origin}::text, ${target.propertyId}::int, r.window_from, r.window_to,

@@ -1,6 +1,7 @@
 import type { AliasableExpression, Kysely, Transaction } from 'kysely';
 import type { Config } from '../../config.js';
 import type { DB } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -18,7 +19,7 @@ export interface DeliveryFigures {
 }
 
 /**
- * What integrations uses of the modules above it (webhooks, properties), which it may not import:
+ * What integrations uses of the modules above it (events, webhooks, properties), which it may not import:
  * the wiring (`src/runtime.ts`) fills `Deps.integrationPorts` with their functions.
  */
 export interface IntegrationPorts {
@@ -32,6 +33,8 @@ export interface IntegrationPorts {
   deliveryStateSource(db: Q): AliasableExpression<DeliveryFigures>;
   /** webhooks: the first pending event above the delivery cursor and its failed attempts (the staff view). */
   pendingHead(db: Q, integrationId: number, cursor: number): Promise<{ sequence: number; attempts: number } | undefined>;
+  /** events: wakes delivery for integrations whose sending changed (a webhook URL set, a resume), in every process. */
+  wakeDelivery(deps: Pick<Deps, 'db' | 'signals' | 'engine'>, integrationIds: number[]): Promise<void>;
   /** properties: the coverage rows, as a derived table GET /me counts. */
   coverageSource(db: Q): AliasableExpression<{ integration_id: number }>;
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../events/events.log.js';
+import { EVENT_TYPES } from '../../lib/contract.js';
 
 import { Nullable } from '../../http/schemas.js';
 const TimestampOrNull = Type.Union([Type.String({ description: 'ISO-8601 with +05:30' }), Type.Null()]);

@@ -8,8 +8,7 @@ import { randomToken } from '../../lib/ids.js';
 import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { API_VERSION, EVENT_TYPES } from '../events/events.log.js';
-import { wakeDelivery } from '../events/events.unit.js';
+import { API_VERSION, EVENT_TYPES } from '../../lib/contract.js';
 import { findBrand, findIntegration, loadIntegrationWithFigures, lockLegacySealedSecrets, nextIntegrationId, setSealedSecrets, slugExists } from './integrations.sql.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
@@ -255,7 +254,7 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
   });
   deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
   if (input.status !== undefined && input.status !== current.status) await forgetIntegration(deps, integrationId);
-  await wakeDelivery(deps, [integrationId]);
+  await deps.integrationPorts.wakeDelivery(deps, [integrationId]);
   return staffIntegrationView(deps, integrationId);
 }
 

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { IntegrationPorts } from './integrations.ports.js';
 
@@ -22,6 +22,16 @@ export function findIntegration(db: Q, id: number) {
 export async function selectLastSequence(db: Q, integrationId: number): Promise<number> {
   const row = await db.selectFrom('integrations').select('last_sequence').where('id', '=', integrationId).executeTakeFirst();
   return row?.last_sequence ?? 0;
+}
+
+/**
+ * Allocates `count` sequences of the integration's event log, as a statement to run as a CTE of
+ * the insert that numbers the events: answers the base (the sequences are base + 1 … base +
+ * count), or no row when the integration is disabled. Its row lock is held to the commit, so no
+ * other writer allocates in between.
+ */
+export function allocateSequencesQuery(integrationId: unknown, count: number): RawBuilder<{ base: number }> {
+  return sql`update integrations set last_sequence = last_sequence + ${count} where id = ${integrationId} and status != 'disabled' returning last_sequence - ${count} as base`;
 }
 
 /** The integration's last sequence, as a query to run inside another statement (a snapshot's watermark). */

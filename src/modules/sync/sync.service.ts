@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector } from '../../http/errors.js';
 import { kolkataDate, startOfKolkataDate, addDays } from '../../lib/time.js';
-import type { EventType } from '../events/events.log.js';
+import type { EventType } from '../../lib/contract.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
 import { selectCoveredPropertyIds } from '../properties/properties.sql.js';
 import { countSyncCall, deleteFinishedSyncJobs, insertSyncJob, lockLastAccepted } from './sync.sql.js';

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { API_VERSION } from '../events/events.log.js';
+import { API_VERSION } from '../../lib/contract.js';
 
 export const USER_AGENT = `Doorloom-Webhooks/${API_VERSION}`;
 const SECRET_PREFIX = 'whsec_';

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { FailureGate } from '../../lib/backoff.js';
 import { ulid } from '../../lib/ids.js';
 import { formatTimestamp } from '../../lib/time.js';
-import { API_VERSION } from '../events/events.log.js';
+import { API_VERSION } from '../../lib/contract.js';
 import { webhookSigningSecrets } from '../integrations/integrations.service.js';
 import { createClaims, LeaseLostError, type Claims, type Lease } from './webhooks.claims.js';
 import { OutcomeBuffer, pauseIntegration, recordAbandoned, recordEventFailure, recordPing, type Attempt } from './webhooks.outcomes.js';

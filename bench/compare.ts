@@ -15,12 +15,13 @@
  * (> 1: the current code is faster); its spread is the lowest and highest ratio of one round's
  * pair. Prints a table and writes bench/compare.json; the worktree is removed at the end.
  */
+import { freePort } from '../scripts/free-port.js';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createBenchDatabase, freePort, onCleanup, ROOT, startScript, startService, type Service } from './lib/processes.js';
+import { createBenchDatabase, onCleanup, ROOT, startScript, startService, type Service } from './lib/processes.js';
 import { joinNotes, markdownTable, round, textTable } from './lib/report.js';
 import { distinctRun, setupDistinct, type DistinctSet } from './scenarios/bookings.js';
 import { cpuPer, measureHooks, SECONDS, WARMUP_SECONDS } from './scenarios/common.js';

@@ -48,12 +48,13 @@
  * RATE_LIMITS=off only where the contract's per-minute tiers would otherwise be what is measured
  * (GET /me: 60 a minute; one integration's contended creates; property reads for snapshots).
  */
+import { freePort } from '../scripts/free-port.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { formatSummary, loadProfiles, summarise, type ProfileSummary } from './lib/profile.js';
-import { cleanupAll, createBenchDatabase, freePort, ROOT, startScript, startService, type Service } from './lib/processes.js';
+import { cleanupAll, createBenchDatabase, ROOT, startScript, startService, type Service } from './lib/processes.js';
 import { formatMarkdown, formatTable, joinNotes, ordered, round, rows, verdict, type Row } from './lib/report.js';
 import { contendedRun, distinctRun, insertBaselineRun, setupDistinct, type BookingOutcome } from './scenarios/bookings.js';
 import { floorRun, hasPgbench } from './scenarios/floor.js';

@@ -11,7 +11,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort, loadState } from './fleet.js';
+import { freePort } from './free-port.js';
+import { loadState } from './fleet.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PG_BIN = '/usr/lib/postgresql/15/bin';

@@ -11,6 +11,7 @@
  * The configuration files are deploy/'s, filled in for this machine. The fleet tests drive the
  * same functions (upFleet, downFleet, and the node and member controls below).
  */
+import { freePort } from './free-port.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
@@ -84,16 +85,6 @@ export interface FleetState {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Installs the Debian packages whose commands are missing (apt-get update once, only if needed). */
 export function ensurePackages(log: (line: string) => void = console.log): void {

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { poolEnv } from '../helpers/context.js';
-import { baseEnv, freePort } from '../webhooks/process.js';
+import { freePort } from '../../scripts/free-port.js';
+import { baseEnv } from '../webhooks/process.js';
 
 /**
  * The real service as a child process (`src/main.ts` run by Node with tsx's loader in-process, so

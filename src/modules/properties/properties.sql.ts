@@ -330,17 +330,12 @@ export function coveringTargetsJson(propertyId: RawBuilder<unknown>): RawBuilder
  * only `onlyIntegrationId` among them when given.
  */
 export async function selectAppendTargets(trx: Q, propertyId: number | null, onlyIntegrationId?: number): Promise<AppendTarget[]> {
+  const covering = propertyId === null ? sql`` : sql`join coverage c on c.integration_id = i.id and c.property_id = ${propertyId}`;
   const only = onlyIntegrationId === undefined ? sql`` : sql`where i.id = ${onlyIntegrationId}`;
-  const { rows } =
-    propertyId === null
-      ? await sql<AppendTarget>`
-          select i.id, i.slug, i.webhook_event_types, i.horizon_days, i.has_webhook from ${appendTargetsSource} i ${only} order by i.id
-        `.execute(trx)
-      : await sql<AppendTarget>`
-          select i.id, i.slug, i.webhook_event_types, i.horizon_days, i.has_webhook, c.external_id
-          from ${appendTargetsSource} i join coverage c on c.integration_id = i.id and c.property_id = ${propertyId}
-          ${only}
-          order by i.id
-        `.execute(trx);
+  const { rows } = await sql<AppendTarget>`
+    select i.id, i.slug, i.webhook_event_types, i.horizon_days, i.has_webhook, ${propertyId === null ? sql`null::text` : sql`c.external_id`} as external_id
+    from ${appendTargetsSource} i ${covering} ${only}
+    order by i.id
+  `.execute(trx);
   return rows;
 }

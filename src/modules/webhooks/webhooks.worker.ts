@@ -5,7 +5,7 @@ import { ulid } from '../../lib/ids.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { API_VERSION } from '../../lib/contract.js';
 import { webhookSigningSecrets } from '../integrations/integrations.service.js';
-import { createClaims, LeaseLostError, type Claims, type Lease } from './webhooks.claims.js';
+import { createClaims, LeaseLostError, type Claims, type Lease } from '../leases/leases.claims.js';
 import { OutcomeBuffer, pauseIntegration, recordAbandoned, recordEventFailure, recordPing, type Attempt } from './webhooks.outcomes.js';
 import { pauseBeforeRetry } from './webhooks.policy.js';
 import { createSender, type SendResult, type Sender } from './webhooks.send.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClaims, holdLease, LeaseLostError, type Lease } from '../../src/modules/webhooks/webhooks.claims.js';
-import { takeLease } from '../../src/modules/webhooks/webhooks.leases.sql.js';
+import { createClaims, holdLease, LeaseLostError, type Lease } from '../../src/modules/leases/leases.claims.js';
+import { takeLease } from '../../src/modules/leases/leases.sql.js';
 import { writeOutcomes } from '../../src/modules/webhooks/webhooks.sql.js';
 import type { Deps } from '../../src/deps.js';
 import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
-import { eventually, recordEvents } from './helpers.js';
+import { eventually, recordEvents } from '../webhooks/helpers.js';
 
 // Claims as lease rows, on the engine under test: exclusive, renewed while held, taken over once a
 // holder stops renewing, and fenced: a holder whose lease passed on writes nothing.

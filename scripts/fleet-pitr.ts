@@ -11,14 +11,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './free-port.js';
+import { PG_BIN, ROOT, asPostgresArgv, freePort, sleep } from './lib.js';
 import { loadState } from './fleet.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const asPostgres = (command: string, args: string[]) =>
-  execFileSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args], { stdio: 'pipe' }).toString();
+const asPostgres = (command: string, args: string[]) => {
+  const [setpriv, ...argv] = asPostgresArgv(command, args);
+  return execFileSync(setpriv, argv, { stdio: 'pipe' }).toString();
+};
 
 
 async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {

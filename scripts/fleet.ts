@@ -17,20 +17,32 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort } from './lib.js';
-import { clusterMembers, postmasterPid, startDatabaseTier } from './fleet/postgres.js';
-import { alive, ensurePackages, postgresIds, processesUnder, startNodeTier, stopPid } from './fleet/processes.js';
-import { type FleetOptions, type FleetState, LAST_STATE, loadState, nodeProxySocket, postgresProxySocket, proxyServers, saveState } from './fleet/topology.js';
+import { clusterMembers, newPassword, postmasterPid, startDatabaseTier } from './fleet/postgres.js';
+import { alive, checkReachableByPostgres, ensurePackages, postgresIds, processesUnder, startNodeTier, stopPid } from './fleet/processes.js';
+import {
+  type FleetOptions,
+  type FleetSecrets,
+  type FleetState,
+  LAST_STATE,
+  loadState,
+  nodeProxySocket,
+  postgresProxySocket,
+  proxyServers,
+  saveState,
+  writePrivate,
+} from './fleet/topology.js';
 
 // What the fleet tests and the other fleet scripts drive.
-export { type ClusterMember, clusterMembers, killMember, leaderName, postmasterPid, startMember, waitForSyncPair } from './fleet/postgres.js';
+export { type ClusterMember, REST_API_USER, clusterMembers, killMember, leaderName, postmasterPid, startMember, waitForSyncPair } from './fleet/postgres.js';
 export { alive, ensurePackages, startNode, stopNode } from './fleet/processes.js';
 export {
   type FleetOptions,
+  type FleetSecrets,
   type FleetState,
   type Member,
   type NodeProcess,
@@ -48,28 +60,33 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
   const log = options.log ?? ((line: string) => console.log(line));
   const started = Date.now();
   ensurePackages(log);
-  const stateDir = options.stateDir ?? (await mkdtemp(path.join(os.tmpdir(), 'doorloom-fleet-')));
-  await mkdir(stateDir, { recursive: true });
-  // PostgreSQL, Patroni, etcd and PgBouncer run as postgres and write under the state directory.
+  const stateDir = path.resolve(options.stateDir ?? (await mkdtemp(path.join(os.tmpdir(), 'doorloom-fleet-'))));
+  // The state directory holds the secrets (state.json, the configuration files) and the servers'
+  // data: 0700, its files 0600. PostgreSQL, Patroni, etcd and PgBouncer run as postgres and write
+  // under it, so postgres owns it; this process, as root, reads and writes it all the same.
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const { uid, gid } = postgresIds();
   await chown(stateDir, uid, gid);
-  await chmod(stateDir, 0o755);
+  await chmod(stateDir, 0o700);
+  checkReachableByPostgres(stateDir);
   for (const sub of ['etcd', 'run', 'archive', 'pg1', 'pg2']) {
     await mkdir(path.join(stateDir, sub), { recursive: true, mode: 0o700 });
     await chown(path.join(stateDir, sub), uid, gid);
   }
-  await writeFile(LAST_STATE, stateDir);
+  await writePrivate(LAST_STATE, stateDir);
 
   const nodeCount = options.nodes ?? 3;
   const ports = await Promise.all(Array.from({ length: 10 + nodeCount }, freePort));
   const [etcdClient, etcdPeer, pg1, pg2, rest1, rest2, pgProxy, bouncer, nodeProxy] = ports;
   const poolMode = options.poolMode ?? 'transaction';
+  const secrets: FleetSecrets = { postgres: newPassword(), replicator: newPassword(), doorloom: newPassword(), restApi: newPassword() };
   const state: FleetState = {
     stateDir,
     poolMode,
     dist: !!options.dist,
     staffToken: `dls_${randomBytes(30).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(40, 'x').slice(0, 40)}`,
     secretsKey: randomBytes(32).toString('hex'),
+    secrets,
     nodeEnv: options.nodeEnv ?? {},
     etcd: { clientPort: etcdClient, peerPort: etcdPeer, pid: 0 },
     members: [
@@ -81,9 +98,9 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
     nodes: Array.from({ length: nodeCount }, (_, i) => ({ name: `node${i + 1}`, port: ports[10 + i], pid: 0 })),
     nodeProxy: { port: nodeProxy, pid: 0 },
     apiUrl: `http://127.0.0.1:${nodeProxy}`,
-    databaseUrl: `postgres://doorloom@127.0.0.1:${bouncer}/doorloom`,
-    directUrl: `postgres://doorloom@127.0.0.1:${pgProxy}/doorloom`,
-    adminUrl: `postgres://postgres@127.0.0.1:${pgProxy}/postgres`,
+    databaseUrl: `postgres://doorloom:${secrets.doorloom}@127.0.0.1:${bouncer}/doorloom`,
+    directUrl: `postgres://doorloom:${secrets.doorloom}@127.0.0.1:${pgProxy}/doorloom`,
+    adminUrl: `postgres://postgres:${secrets.postgres}@127.0.0.1:${pgProxy}/postgres`,
   };
   await saveState(state);
   log(`state: ${stateDir}`);

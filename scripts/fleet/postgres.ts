@@ -2,12 +2,33 @@
  * The fleet's database tier: etcd, two PostgreSQL servers under Patroni (a primary and its
  * synchronous standby), the HAProxy that follows the primary, and PgBouncer in front of it.
  */
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chown, writeFile } from 'node:fs/promises';
+import { chown } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { alive, launch, postgresIds } from './processes.js';
-import { type FleetState, type Member, saveState, template, waitFor, waitForProxyStatus } from './topology.js';
+import { type FleetState, type Member, saveState, template, waitFor, waitForProxyStatus, writePrivate } from './topology.js';
+
+/** The user of Patroni's REST API for the changes it makes (GET /primary and /cluster need none). */
+export const REST_API_USER = 'patroni';
+
+/** A password that needs no quoting in a URL, YAML or PgBouncer's auth file. */
+export const newPassword = () => randomBytes(24).toString('hex');
+
+/**
+ * The SCRAM-SHA-256 verifier of a password, as PostgreSQL stores it (RFC 5802, 4096 iterations).
+ * PostgreSQL gets it as the role's password and PgBouncer in its auth file: neither keeps the
+ * password, and PgBouncer logs in to PostgreSQL with the keys of the client that it authenticated,
+ * which needs the same verifier on both.
+ */
+export function scramVerifier(password: string, salt = randomBytes(16), iterations = 4096): string {
+  const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest();
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+}
 
 export async function getJson(url: string): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
@@ -82,6 +103,7 @@ export async function startMember(state: FleetState, name: string): Promise<void
   const member = state.members.find((m) => m.name === name)!;
   member.pid = launch('patroni', [path.join(state.stateDir, member.name, 'patroni.yml')], patroniLog(state, member), {
     asPostgres: true,
+    cwd: path.join(state.stateDir, member.name),
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: state.stateDir, LANG: 'C.UTF-8' },
   });
   await saveState(state);
@@ -123,7 +145,7 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
       '--log-level', 'warn',
     ],
     path.join(stateDir, 'etcd', 'etcd.log'),
-    { asPostgres: true, env: postgresEnv },
+    { asPostgres: true, cwd: path.join(stateDir, 'etcd'), env: postgresEnv },
   );
   await saveState(state);
   await waitFor('etcd', async () => (await getJson(`${etcdUrl(state.etcd.clientPort)}/health`)).body?.health === 'true', 30_000, path.join(stateDir, 'etcd', 'etcd.log'));
@@ -141,8 +163,14 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
       DATA_DIR: member.dataDir,
       PGPASS: path.join(dir, 'pgpass'),
       SOCKET_DIR: path.join(stateDir, 'run'),
+      HBA_NETWORK: '127.0.0.1/32',
+      REST_USER: REST_API_USER,
+      REST_PASSWORD: state.secrets.restApi,
+      SUPERUSER_PASSWORD: state.secrets.postgres,
+      REPLICATION_PASSWORD: state.secrets.replicator,
     });
-    await writeFile(path.join(dir, 'patroni.yml'), config);
+    // it holds passwords: postgres's only
+    await writePrivate(path.join(dir, 'patroni.yml'), config);
     await chown(path.join(dir, 'patroni.yml'), ...(Object.values(postgresIds()) as [number, number]));
   }
   // pg1 first, so that it initialises the cluster; pg2 then copies it as its standby
@@ -155,18 +183,20 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
     LISTEN: `127.0.0.1:${state.postgresProxy.port}`,
     SERVERS: state.members.map((m) => `    server ${m.name} 127.0.0.1:${m.pgPort} check port ${m.restPort}`).join('\n'),
   });
-  await writeFile(path.join(stateDir, 'haproxy-postgres.cfg'), proxyConfig);
-  state.postgresProxy.pid = launch('haproxy', ['-W', '-db', '-f', path.join(stateDir, 'haproxy-postgres.cfg')], path.join(stateDir, 'haproxy-postgres.log'));
+  await writePrivate(path.join(stateDir, 'haproxy-postgres.cfg'), proxyConfig);
+  state.postgresProxy.pid = launch('haproxy', ['-W', '-db', '-f', path.join(stateDir, 'haproxy-postgres.cfg')], path.join(stateDir, 'haproxy-postgres.log'), { cwd: stateDir });
   await saveState(state);
   // HAProxy counts a server up until its checks say otherwise: wait until the standby is out
   await waitForProxyStatus(state, 'pg1', 'UP');
   await waitForProxyStatus(state, 'pg2', 'DOWN');
   // the service's own role and database (it creates its tables itself)
+  const doorloomVerifier = scramVerifier(state.secrets.doorloom);
   await waitFor(
     'the doorloom role and database through HAProxy',
     async () => {
       const exists = await query(state.adminUrl, `select 1 from pg_roles where rolname = 'doorloom'`);
-      if (exists.rowCount === 0) await query(state.adminUrl, 'create role doorloom login');
+      // a verifier, not a password: the password never reaches PostgreSQL's logs or catalog
+      await query(state.adminUrl, `${exists.rowCount === 0 ? 'create' : 'alter'} role doorloom login password '${doorloomVerifier}'`);
       const db = await query(state.adminUrl, `select 1 from pg_database where datname = 'doorloom'`);
       if (db.rowCount === 0) await query(state.adminUrl, 'create database doorloom owner doorloom');
       return true;
@@ -177,7 +207,11 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
   log(`PostgreSQL primary pg1 on ${state.members[0].pgPort}, HAProxy for the primary on ${state.postgresProxy.port}`);
 
   const ignoreOptions = state.poolMode === 'session' ? ',options' : '';
-  await writeFile(
+  const postgresOwned = async (file: string, text: string) => {
+    await writePrivate(file, text);
+    await chown(file, ...(Object.values(postgresIds()) as [number, number]));
+  };
+  await postgresOwned(
     path.join(stateDir, 'pgbouncer.ini'),
     await template('pgbouncer.ini', {
       PG_HOST: '127.0.0.1',
@@ -185,13 +219,12 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
       LISTEN_HOST: '127.0.0.1',
       LISTEN_PORT: String(state.pgbouncer.port),
       STATE_DIR: stateDir,
-      AUTH_TYPE: 'trust',
       POOL_MODE: state.poolMode,
       IGNORE_OPTIONS: ignoreOptions,
     }),
   );
-  await writeFile(path.join(stateDir, 'pgbouncer-users.txt'), '"doorloom" ""\n"postgres" ""\n');
-  state.pgbouncer.pid = launch('pgbouncer', [path.join(stateDir, 'pgbouncer.ini')], path.join(stateDir, 'pgbouncer.out'), { asPostgres: true, env: postgresEnv });
+  await postgresOwned(path.join(stateDir, 'pgbouncer-users.txt'), `"doorloom" "${doorloomVerifier}"\n`);
+  state.pgbouncer.pid = launch('pgbouncer', [path.join(stateDir, 'pgbouncer.ini')], path.join(stateDir, 'pgbouncer.out'), { asPostgres: true, cwd: stateDir, env: postgresEnv });
   await saveState(state);
   await waitFor('PgBouncer', async () => (await query(state.databaseUrl, 'select 1 as one')).rows[0].one === 1, 30_000, path.join(stateDir, 'pgbouncer.log'));
   log(`PgBouncer (${state.poolMode} mode) on ${state.pgbouncer.port}`);

@@ -4,10 +4,10 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { PG_BIN, ROOT, asPostgresArgv, sleep } from '../lib.js';
-import { type FleetState, type NodeProcess, saveState, template, waitFor, waitForProxyStatus } from './topology.js';
+import { type FleetState, type NodeProcess, saveState, template, waitFor, waitForProxyStatus, writePrivate } from './topology.js';
 
 const PACKAGES: Array<[command: string, pkg: string]> = [
   ['haproxy', 'haproxy'],
@@ -45,20 +45,39 @@ export function postgresIds(): { uid: number; gid: number } {
 /**
  * Starts a long-running process in its own session (it outlives `up`), output appended to `logFile`;
  * `asPostgres` drops to the postgres user with setpriv, which execs: the pid is the process itself.
+ * The process starts in `cwd`, a directory its user can enter (a checkout under a 0700 home is not
+ * one for postgres), with umask 077, so that whatever it writes is its own user's only.
  */
-export function launch(command: string, args: string[], logFile: string, options: { asPostgres?: boolean; env?: Record<string, string>; cwd?: string } = {}): number {
-  const fd = openSync(logFile, 'a');
+export function launch(command: string, args: string[], logFile: string, options: { cwd: string; asPostgres?: boolean; env?: Record<string, string> }): number {
+  const fd = openSync(logFile, 'a', 0o600);
   const argv = options.asPostgres ? asPostgresArgv(command, args) : [command, ...args];
-  const child = spawn(argv[0], argv.slice(1), {
-    detached: true,
-    stdio: ['ignore', fd, fd],
-    cwd: options.cwd ?? ROOT,
-    env: options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8' },
-  });
-  closeSync(fd);
+  // the child inherits the umask at spawn, which forks and execs before returning
+  const umask = process.umask(0o077);
+  let child;
+  try {
+    child = spawn(argv[0], argv.slice(1), {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      cwd: options.cwd,
+      env: options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8' },
+    });
+  } finally {
+    process.umask(umask);
+    closeSync(fd);
+  }
   child.unref();
   if (!child.pid) throw new Error(`could not start ${command}`);
   return child.pid;
+}
+
+/** Throws unless the postgres user can enter and write `dir` (every parent must be open to it). */
+export function checkReachableByPostgres(dir: string): void {
+  const [setpriv, ...argv] = asPostgresArgv('test', ['-w', dir, '-a', '-x', dir]);
+  try {
+    execFileSync(setpriv, argv, { stdio: 'ignore', cwd: '/' });
+  } catch {
+    throw new Error(`the postgres user cannot enter ${dir}: give a --state-dir whose parent directories it may enter (the default is under ${os.tmpdir()})`);
+  }
 }
 
 export function alive(pid: number): boolean {
@@ -126,7 +145,7 @@ export async function startNode(state: FleetState, name: string, timeoutMs = 120
   const node = state.nodes.find((n) => n.name === name)!;
   const args = state.dist ? [path.join(ROOT, 'dist/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
   const log = path.join(state.stateDir, `${node.name}.log`);
-  node.pid = launch(process.execPath, args, log, { env: nodeEnvironment(state, node) });
+  node.pid = launch(process.execPath, args, log, { cwd: ROOT, env: nodeEnvironment(state, node) });
   await saveState(state);
   await waitFor(
     `${node.name} on port ${node.port}`,
@@ -158,8 +177,8 @@ export async function startNodeTier(state: FleetState, log: (line: string) => vo
     LISTEN: `127.0.0.1:${state.nodeProxy.port}`,
     SERVERS: state.nodes.map((n) => `    server ${n.name} 127.0.0.1:${n.port} check`).join('\n'),
   });
-  await writeFile(path.join(state.stateDir, 'haproxy-nodes.cfg'), config);
-  state.nodeProxy.pid = launch('haproxy', ['-W', '-db', '-f', path.join(state.stateDir, 'haproxy-nodes.cfg')], path.join(state.stateDir, 'haproxy-nodes.log'));
+  await writePrivate(path.join(state.stateDir, 'haproxy-nodes.cfg'), config);
+  state.nodeProxy.pid = launch('haproxy', ['-W', '-db', '-f', path.join(state.stateDir, 'haproxy-nodes.cfg')], path.join(state.stateDir, 'haproxy-nodes.log'), { cwd: state.stateDir });
   await saveState(state);
   for (const node of state.nodes) await waitForProxyStatus(state, node.name, 'UP');
   log(`HAProxy for the nodes on ${state.nodeProxy.port}`);

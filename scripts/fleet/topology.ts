@@ -3,7 +3,7 @@
  * templates filled in for this machine, and HAProxy's view of which server is up.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,12 +39,25 @@ export interface NodeProcess {
   pid: number;
 }
 
+/** Passwords that `up` generates: nothing in the fleet is reached without one. */
+export interface FleetSecrets {
+  /** PostgreSQL's superuser, postgres (also Patroni's rewind user). */
+  postgres: string;
+  /** PostgreSQL's replication role, replicator. */
+  replicator: string;
+  /** The service's role, doorloom (PostgreSQL and PgBouncer). */
+  doorloom: string;
+  /** Patroni's REST API (user patroni): switchover, restart, reload and the other changes. */
+  restApi: string;
+}
+
 export interface FleetState {
   stateDir: string;
   poolMode: PoolMode;
   dist: boolean;
   staffToken: string;
   secretsKey: string;
+  secrets: FleetSecrets;
   nodeEnv: Record<string, string>;
   etcd: { clientPort: number; peerPort: number; pid: number };
   members: Member[];
@@ -93,8 +106,14 @@ export async function template(file: string, values: Record<string, string>): Pr
 
 // State
 
+/** Writes a file only its owner may read (mode 0600, also when it already existed). */
+export async function writePrivate(file: string, text: string): Promise<void> {
+  await writeFile(file, text, { mode: 0o600 });
+  await chmod(file, 0o600);
+}
+
 export async function saveState(state: FleetState): Promise<void> {
-  await writeFile(path.join(state.stateDir, 'state.json'), JSON.stringify(state, null, 2));
+  await writePrivate(path.join(state.stateDir, 'state.json'), JSON.stringify(state, null, 2));
 }
 
 export async function loadState(stateDir?: string): Promise<FleetState> {

@@ -13,11 +13,6 @@ import type { BookingUnit, MealPlan } from './bookings.tables.js';
 
 export const rulesOf = (deps: Deps): StayRules => ({ maxStayNights: deps.config.maxStayNights });
 
-export const isUniqueViolation = (error: unknown, constraint: string) => {
-  const e = error as { code?: string; constraint?: string; message?: string } | null;
-  return e?.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
-};
-
 // ---------------------------------------------------------------------------------------------
 // Refusals
 

@@ -2,6 +2,7 @@ import { sql, type Compilable, type OperationNodeSource, type Transaction } from
 import type { DB } from '../../db/schema.js';
 import { fail, type AppError } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
+import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
 import { touchInputsVersionQuery, type PropertyLock } from '../properties/properties.lock.js';
 import type { PropertyStatus } from '../properties/properties.schemas.js';
@@ -255,6 +256,5 @@ export async function releaseStay(trx: Transaction<DB>, lock: PropertyLock, book
 
 /** True for the database's refusal of a second hold on the same unit and night. */
 export function isHoldConflict(error: unknown): boolean {
-  const e = error as { code?: string; constraint?: string; message?: string } | null;
-  return e?.code === '23505' && (e.constraint === 'unit_nights_pkey' || (e.message ?? '').includes('unit_nights_pkey'));
+  return isUniqueViolation(error, 'unit_nights_pkey');
 }

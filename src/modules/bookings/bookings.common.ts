@@ -2,7 +2,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { fail, type AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
 import { availabilityForStay, isHoldConflict, unavailable } from '../calendar/calendar.holds.js';
 import { type StayRules } from './bookings.input.js';
 import { bookingUnits, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
@@ -12,11 +12,6 @@ import { isHost, type BookingRow, type Viewer } from './bookings.sql.js';
 import type { BookingUnit, MealPlan } from './bookings.tables.js';
 
 export const rulesOf = (deps: Deps): StayRules => ({ maxStayNights: deps.config.maxStayNights });
-
-export const isUniqueViolation = (error: unknown, constraint: string) => {
-  const e = error as { code?: string; constraint?: string; message?: string } | null;
-  return e?.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
-};
 
 // ---------------------------------------------------------------------------------------------
 // Refusals
@@ -73,7 +68,7 @@ export function resolveUnits(entries: UnitEntryInput[], units: PropertyUnit[]): 
     if (unit && !unit.isActive) inactive[`units.${i}`] = { inventory_id: unit.id, is_active: false };
   });
   if (Object.keys(inactive).length > 0) {
-    throw new AppError(422, 'UNIT_INACTIVE', 'A unit of this booking is off sale and cannot be booked.', inactive);
+    throw fail('UNIT_INACTIVE', 'A unit of this booking is off sale and cannot be booked.', inactive);
   }
   return entries.map((entry, i) => ({
     unitId: resolved[i]?.id ?? null,

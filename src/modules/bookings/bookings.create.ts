@@ -3,6 +3,7 @@ import type { RawBuilder } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
+import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { decideStay, holdStay, isHoldConflict, refuseUnbookable } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
@@ -13,7 +14,7 @@ import { withEvents, type AppendTarget, type EventTransaction } from '../events/
 import { coveredPropertyId } from '../properties/properties.resolve.js';
 import { propertyExists, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
 import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
-import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
+import { type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Create

@@ -1,6 +1,6 @@
 /** Booking changes: PATCH (partner and host) and cancel. */
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
 import { decideStay, holdStay, isHoldConflict, refuseUnbookable, releaseStay } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
@@ -29,12 +29,12 @@ function checkTransition(from: BookingStatus, to: BookingStatus, viewer: Viewer,
   if (from === to) return;
   const hostOnly = TRANSITIONS[from][to];
   if (hostOnly === undefined || (hostOnly && !isHost(viewer))) {
-    throw new AppError(422, 'INVALID_STATUS_TRANSITION', `A ${from} booking cannot become ${to}${hostOnly ? ' through this API' : ''}.`, {
+    throw fail('INVALID_STATUS_TRANSITION', `A ${from} booking cannot become ${to}${hostOnly ? ' through this API' : ''}.`, {
       status: [`cannot change from ${from} to ${to}`],
     });
   }
   if (to === 'completed' && today < checkOut) {
-    throw new AppError(422, 'INVALID_STATUS_TRANSITION', `A booking cannot be completed before its check_out (${checkOut}).`, {
+    throw fail('INVALID_STATUS_TRANSITION', `A booking cannot be completed before its check_out (${checkOut}).`, {
       status: [`cannot become completed before ${checkOut}`],
     });
   }
@@ -48,7 +48,7 @@ function checkIfMatch(header: string | undefined, revision: number): void {
   if (header === undefined) return;
   const tags = header.split(',').map((t) => t.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
   if (tags.includes('*') || tags.includes(String(revision))) return;
-  throw new AppError(412, 'PRECONDITION_FAILED', `The booking has changed: its current revision is ${revision}. Read it again and retry.`, {
+  throw fail('PRECONDITION_FAILED', `The booking has changed: its current revision is ${revision}. Read it again and retry.`, {
     revision,
   });
 }
@@ -160,7 +160,7 @@ async function applyChange(
 
   const unitsTouched = input.units !== undefined && !sameUnits(units, currentUnits);
   if ((datesChanged || unitsTouched) && (!wasHolding || (!holding && unitsChanged))) {
-    throw new AppError(422, 'BOOKING_NOT_MODIFIABLE', `The dates and units of a ${holding ? row.status : nextStatus} booking cannot be changed.`);
+    throw fail('BOOKING_NOT_MODIFIABLE', `The dates and units of a ${holding ? row.status : nextStatus} booking cannot be changed.`);
   }
   if (datesChanged) {
     if (input.check_in !== undefined && checkIn !== row.check_in) notBeforeToday(checkIn, today);
@@ -247,7 +247,7 @@ function refuseInactiveKept(current: BookingUnit[], propertyUnits: PropertyUnit[
     if (active.get(u.unit_id) === false) inactive[`units.${i}`] = { inventory_id: u.unit_id, is_active: false };
   });
   if (Object.keys(inactive).length > 0) {
-    throw new AppError(422, 'UNIT_INACTIVE', 'A unit of this booking is off sale: the booking cannot move to other dates on it.', inactive);
+    throw fail('UNIT_INACTIVE', 'A unit of this booking is off sale: the booking cannot move to other dates on it.', inactive);
   }
 }
 

@@ -1,7 +1,8 @@
 import { sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { fail, type AppError } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
+import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
 import { touchInputsVersionQuery, type PropertyLock } from '../properties/properties.lock.js';
 import type { PropertyStatus } from '../properties/properties.schemas.js';
@@ -146,9 +147,9 @@ function pictureOf(data: CalendarData, window: DateWindow, units: StayAvailabili
 }
 
 export const propertyArchived = () =>
-  new AppError(422, 'PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
+  fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
 export const propertyInactive = () =>
-  new AppError(422, 'PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
+  fail('PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
 
 /** Archived and inactive properties take no bookings (decisions §4). */
 export function refuseUnbookable(status: PropertyStatus): void {
@@ -158,7 +159,7 @@ export function refuseUnbookable(status: PropertyStatus): void {
 
 /** 409 UNAVAILABLE with the per-night picture of the stay. */
 export function unavailable(stay: StayAvailability): AppError {
-  return new AppError(409, 'UNAVAILABLE', 'Nothing is free for the whole stay.', { availability: stay.picture() });
+  return fail('UNAVAILABLE', 'Nothing is free for the whole stay.', { availability: stay.picture() });
 }
 
 export interface ReserveRequest {
@@ -255,6 +256,5 @@ export async function releaseStay(trx: Transaction<DB>, lock: PropertyLock, book
 
 /** True for the database's refusal of a second hold on the same unit and night. */
 export function isHoldConflict(error: unknown): boolean {
-  const e = error as { code?: string; constraint?: string; message?: string } | null;
-  return e?.code === '23505' && (e.constraint === 'unit_nights_pkey' || (e.message ?? '').includes('unit_nights_pkey'));
+  return isUniqueViolation(error, 'unit_nights_pkey');
 }

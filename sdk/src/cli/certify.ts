@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigurationError, type Command, CREDENTIAL_OPTIONS, READ_TOKEN_ENV, credentials, flagOrEnv, parseFlags } from './args.js';
-import { certify as runChecks, generateWebhookSecret, type CertifyScheme, type CheckResult } from './certify-kit.js';
+import { generateWebhookSecret } from '../webhooks.js';
+import { certify as runChecks, type CertifyScheme, type CheckResult } from './certify-kit.js';
 
 export const CERTIFY_USAGE = `usage: doorloom-partner certify --receiver URL [--webhook-secret SECRET] [--scheme stripe|standard|both]
                                [--timeout SECONDS] [--state-url URL [--read-token TOKEN]] [--json]

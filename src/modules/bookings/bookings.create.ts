@@ -6,7 +6,7 @@ import { successBody } from '../../http/envelope.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { decideStay, holdStay, isHoldConflict, refuseUnbookable } from '../calendar/calendar.holds.js';
+import { decideStay, holdStay, HoldConflict, refuseUnbookable } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
@@ -16,7 +16,7 @@ import { withEvents, type AppendTarget, type EventTransaction } from '../events/
 import { coveredPropertyId } from '../properties/properties.resolve.js';
 import { propertyExists, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
 import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
-import { type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
+import { MAX_WRITE_ATTEMPTS, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Create
@@ -53,7 +53,7 @@ type CreateOutcome =
    * decision and the write (`holds`; `picked` when the service chose some of the units).
    */
   | { kind: 'conflict'; on: 'external_id' }
-  | { kind: 'conflict'; on: 'holds'; propertyId: number; picked: boolean };
+  | { kind: 'conflict'; on: 'holds'; lost: HoldConflict };
 
 interface StayInput {
   externalBookingId: string;
@@ -169,15 +169,12 @@ export async function createBooking(deps: Deps, integrationId: number, body: Cre
       // the concurrent create's booking, as a duplicate (the next attempt would find it too)
       const winner = await selectOwnByExternalId(deps.db, integrationId, input.external_booking_id);
       if (winner) return duplicateAnswer(await viewOf(deps, { integrationId }, winner));
-      if (attempt >= MAX_CREATE_ATTEMPTS) throw new Error('booking create: the external_booking_id conflicts, but no booking holds it');
-    } else if (!outcome.picked || attempt >= MAX_CREATE_ATTEMPTS) {
-      const { check_in: checkIn, check_out: checkOut } = input;
-      throw await unavailableNow(deps, { propertyId: outcome.propertyId, checkIn, checkOut, channel: input.source.channel, integrationId });
+      if (attempt >= MAX_WRITE_ATTEMPTS) throw new Error('booking create: the external_booking_id conflicts, but no booking holds it');
+    } else if (!outcome.lost.picked || attempt >= MAX_WRITE_ATTEMPTS) {
+      throw await unavailableNow(deps, outcome.lost.stay);
     }
   }
 }
-
-const MAX_CREATE_ATTEMPTS = 3;
 
 /** One create, lock → read → decide → write, in one transaction; a refusal is thrown, a lost race answered as a conflict. */
 async function createTransaction(
@@ -187,8 +184,6 @@ async function createTransaction(
   today: string,
   complete: CompleteInTransaction | undefined,
 ): Promise<CreateOutcome> {
-  let propertyId: number | null = null;
-  let picked = false;
   try {
     return await withEvents(deps, async (trx): Promise<CreateOutcome> => {
       const lock = await lockProperty(trx, coveredPropertyId(integrationId, input.property));
@@ -200,9 +195,7 @@ async function createTransaction(
       notBeforeToday(input.check_in, today);
       if (!lock) throw propertyNotMapped('No property this integration covers matches the reference.');
       refuseUnbookable(lock.status);
-      propertyId = lock.propertyId;
       const requested = resolveUnits(input.units, context.units);
-      picked = requested.some((r) => r.unitId === null);
       const ids: ViewIds = {
         propertyExternalId: context.propertyExternalId,
         aliases: new Map(context.units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
@@ -215,7 +208,7 @@ async function createTransaction(
     });
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_external_id')) return { kind: 'conflict', on: 'external_id' };
-    if (isHoldConflict(error) && propertyId !== null) return { kind: 'conflict', on: 'holds', propertyId, picked };
+    if (error instanceof HoldConflict) return { kind: 'conflict', on: 'holds', lost: error };
     throw error;
   }
 }
@@ -244,24 +237,19 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, input: H
   // the id defaults to DL-<id> once the id is known; the channel to direct
   const stay = stayOf(input, input.external_booking_id ?? '', input.source?.channel ?? 'direct');
   try {
-    const picks = requested.some((r) => r.unitId === null);
-    const row = await retryPicks(
-      () => picks,
-      () =>
-        withEvents(deps, async (trx) => {
-          const lock = await lockProperty(trx, propertyId);
-          if (!lock) throw notFound('No such property.');
-          return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostId: true });
-        }),
+    const row = await retryPicks(() =>
+      withEvents(deps, async (trx) => {
+        const lock = await lockProperty(trx, propertyId);
+        if (!lock) throw notFound('No such property.');
+        return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostId: true });
+      }),
     );
     return bookingView(row, NO_IDS);
   } catch (error) {
     if (isUniqueViolation(error, 'bookings_host_external_id')) {
       throw validationFailed({ external_booking_id: ['is already used by another host booking'] });
     }
-    if (isHoldConflict(error)) {
-      throw await unavailableNow(deps, { propertyId, checkIn: stay.checkIn, checkOut: stay.checkOut, channel: stay.channel, integrationId: null });
-    }
+    if (error instanceof HoldConflict) throw await unavailableNow(deps, error.stay);
     throw error;
   }
 }

@@ -10,7 +10,7 @@ import { startProcess } from '../../src/background.js';
 import { Backoff } from '../../src/lib/backoff.js';
 import { createClock } from '../../src/lib/clock.js';
 import { createTestContext, databaseUrl, poolMode, sessionUrl, type TestContext } from '../helpers/context.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 import { sleep } from './service.js';
 
 const until = async (check: () => boolean | Promise<boolean>, ms: number) => {

@@ -119,7 +119,6 @@ async function writeNewBooking(
     guest_phone_code: input.guest.phone_code ?? null,
     guest_mobile: input.guest.mobile ?? null,
     total: input.total,
-    currency: 'INR',
     notes: input.notes ?? null,
     source_channel: input.channel,
     source_reference: input.reference ?? null,

@@ -50,7 +50,7 @@ type CreateOutcome =
   /**
    * The database refused the write, rolled back: a concurrent create of the same
    * external_booking_id won (`external_id`), or another booking took a (unit, night) between the
-   * decision and the write (`holds`; `picked` when the service chose some of the units).
+   * decision and the write (`holds`, with the stay and whether the service picked units).
    */
   | { kind: 'conflict'; on: 'external_id' }
   | { kind: 'conflict'; on: 'holds'; lost: HoldConflict };

@@ -3,8 +3,8 @@ import type { DB } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-/** What a claim is for: an integration's delivery stream, or one sync job. */
-export type ClaimKind = 'delivery' | 'sync';
+/** What a claim is for: an integration's delivery stream, one sync job, or the alert notices (id 0). */
+export type ClaimKind = 'delivery' | 'sync' | 'alerts';
 
 /** A claim taken: the row `work_leases (kind, id)` carries `token` until it expires or is released. */
 export interface Lease {

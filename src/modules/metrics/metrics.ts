@@ -206,12 +206,11 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
   });
   new Gauge({
     name: 'doorloom_events_retained',
-    help: "Events retained in the event log, all integrations (PostgreSQL's estimate once over 100,000).",
+    help: "Events retained in the event log, all integrations (PostgreSQL's estimate once over 100,000; the last figure read while the database does not answer).",
     aggregator: 'max',
     registers: [registry],
     async collect() {
       const s = await snapshot();
-      this.reset();
       if (s) this.set(s.retained);
     },
   });
@@ -272,7 +271,11 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
     availabilitySnapshot(outcome) {
       snapshotsTotal.inc({ outcome });
     },
-    text: async () => (options.clusterWorker ? askPrimary() : `${await defaults.metrics()}\n${await registry.metrics()}`),
+    text: async () => {
+      // a scrape reads the database afresh, whatever an earlier one left
+      loading = null;
+      return options.clusterWorker ? askPrimary() : `${await defaults.metrics()}\n${await registry.metrics()}`;
+    },
   };
   deps.signals.on('recorded', (byType: unknown) => {
     if (byType instanceof Map) metrics.eventsRecorded(byType);

@@ -6,7 +6,7 @@ import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './modules/integrations/integrations.auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
-import { failureBody, sendError, sendFailure } from './http/envelope.js';
+import { sendError, sendFailure } from './http/envelope.js';
 import { finishOpenApi } from './http/openapi-finish.js';
 import { isDatabaseUnavailable } from './db/database.js';
 import { AppError, databaseUnavailable, validationFailed } from './http/errors.js';
@@ -50,7 +50,7 @@ declare module 'fastify' {
   }
 }
 
-const shuttingDown = () => failureBody('SHUTTING_DOWN', 'This node is shutting down; retry on another.');
+const shuttingDown = (reply: FastifyReply) => sendFailure(reply, 'SHUTTING_DOWN', 'This node is shutting down; retry on another.');
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
@@ -168,11 +168,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // The process's own health only: with the database away the node stays in the proxy's pool and
   // its clients get the service's 503 DATABASE_UNAVAILABLE rather than the proxy's page.
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    if (draining) return reply.code(503).send(shuttingDown());
+    if (draining) return shuttingDown(reply);
     return { success: true, message: 'OK', data: { status: 'ok' } };
   });
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
-    if (draining) return reply.code(503).send(shuttingDown());
+    if (draining) return shuttingDown(reply);
     try {
       await probeClockRow(deps.db);
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
@@ -284,10 +284,8 @@ function installErrorHandling(app: FastifyInstance): void {
         return sendFailure(reply, 'INVALID_JSON', 'The request body is not valid JSON.');
     }
     const status = error.statusCode ?? 500;
-    // BAD_REQUEST names any client error Fastify refuses without a code of ours, and keeps its status
-    if (status >= 400 && status < 500) {
-      return reply.code(status).send(failureBody('BAD_REQUEST', 'The request could not be understood.'));
-    }
+    // any other client error Fastify refuses (a Content-Length that does not match the body, …)
+    if (status >= 400 && status < 500) return sendFailure(reply, 'BAD_REQUEST', 'The request could not be understood.');
     request.log.error({ err: error }, 'unhandled error');
     return sendFailure(reply, 'INTERNAL_ERROR', 'Something went wrong on our side. Retry later.');
   });

@@ -9,7 +9,7 @@ import { listenForEvents, listenForSignals } from './modules/events/events.unit.
 import { startSyncRunner } from './modules/sync/sync.runner.js';
 import { VIEW_SHARED_MS } from './modules/integrations/integrations.service.js';
 import { dailyJobs, runDailyJobOnce } from './modules/jobs/jobs.daily.js';
-import { createClaims } from './modules/webhooks/webhooks.claims.js';
+import { createClaims, type Claims } from './modules/leases/leases.claims.js';
 import { startDeliveryWorker, type DeliveryWorker } from './modules/webhooks/webhooks.worker.js';
 import { createAlertNotifier } from './modules/alerts/alerts.notify.js';
 
@@ -69,7 +69,11 @@ export async function startProcess(deps: Deps, options: { background: boolean })
       ),
     );
   }
-  const listener: Listener | null = url && hearing === 'listen' ? listen({ url, applicationName: 'doorloom-listen', log: deps.log, ...subscriptions(subs) }) : null;
+  // The LISTEN connection also holds the session lock that lets other processes take this one's
+  // claims at once when it dies (see leases.claims.ts).
+  const onSessionLock = loops ? (key: string | null) => loops.claims.sessionLock(key) : undefined;
+  const listener: Listener | null =
+    url && hearing === 'listen' ? listen({ url, applicationName: 'doorloom-listen', log: deps.log, onSessionLock, ...subscriptions(subs) }) : null;
 
   return {
     hearing,
@@ -85,6 +89,7 @@ export async function startProcess(deps: Deps, options: { background: boolean })
 
 interface Loops {
   delivery: DeliveryWorker;
+  claims: Claims;
   stop(): Promise<void>;
 }
 
@@ -126,8 +131,8 @@ function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loop
   deps.signals.on('clock', runJobs);
   setImmediate(runJobs);
 
-  // Webhook delivery and sync jobs share one set of claims (leases renewed together, see
-  // webhooks.claims.ts). Writes of this process wake its worker directly (withEvents); other
+  // Webhook delivery, sync jobs and alert notices share one set of claims (leases renewed together, see
+  // leases.claims.ts). Writes of this process wake its worker directly (withEvents); other
   // processes' writes arrive as notifications when the process listens, else by the scan.
   const claims = createClaims(deps, { soleProcess });
   const delivery = startDeliveryWorker(deps, { claims, pollMs: scanMs });
@@ -141,6 +146,7 @@ function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loop
 
   return {
     delivery,
+    claims,
     async stop() {
       for (const t of timers) clearInterval(t);
       deps.signals.off('clock', runJobs);

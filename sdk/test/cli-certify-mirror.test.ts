@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { createVilla, lastSequence } from '../../test/bookings/fixtures.js';
 import type { TestContext } from '../../test/helpers/context.js';
 import { closeService, openService, startCli, until, type Service } from './sync-helpers.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 
 /** The mirror's read API may ask for a token; both processes get the same one. */
 const READ_TOKEN = 'certify-read-token';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { createVilla, lastSequence } from '../../test/bookings/fixtures.js';
 import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
 import { addDays, closeService, differences, httpMirror, kolkataDate, openService, startCli, until, type Cli as BaseCli, type Service } from './sync-helpers.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 
 const HORIZON = 60;
 const READ_TOKEN = 'mirror-read-token-for-the-test';

@@ -4,6 +4,7 @@ import type { CalendarTables } from '../modules/calendar/calendar.tables.js';
 import type { ClockTables } from '../modules/clock/clock.tables.js';
 import type { EventTables } from '../modules/events/events.tables.js';
 import type { IntegrationTables } from '../modules/integrations/integrations.tables.js';
+import type { LeaseTables } from '../modules/leases/leases.tables.js';
 import type { JobTables } from '../modules/jobs/jobs.tables.js';
 import type { PropertyTables } from '../modules/properties/properties.tables.js';
 import type { SyncTables } from '../modules/sync/sync.tables.js';
@@ -24,6 +25,7 @@ export type DB = IntegrationTables &
   BookingTables &
   EventTables &
   WebhookTables &
+  LeaseTables &
   SyncTables &
   JobTables &
   ClockTables &
@@ -56,7 +58,7 @@ export const TABLE_OWNERS = {
   webhook_delivery_state: 'webhooks',
   delivery_attempts: 'webhooks',
   delivery_marks: 'webhooks',
-  work_leases: 'webhooks',
+  work_leases: 'leases',
   sync_quota: 'sync',
   sync_jobs: 'sync',
   job_runs: 'jobs',

@@ -83,12 +83,19 @@ describe('module boundaries', () => {
 
   it('reads the source: every module, and the imports and tables it is known to have', () => {
     const modules = new Set(files.map((f) => f.module));
-    for (const m of ['bookings', 'calendar', 'events', 'webhooks', 'integrations', 'properties', 'sync', 'jobs', 'http', 'db', 'lib']) expect(modules).toContain(m);
+    for (const m of ['bookings', 'calendar', 'events', 'webhooks', 'leases', 'integrations', 'properties', 'sync', 'jobs', 'http', 'db', 'lib']) expect(modules).toContain(m);
     for (const owner of new Set(Object.values(owners))) expect(modules).toContain(owner);
     // the scanner sees both spellings of SQL
     const webhooksSql = files.find((f) => f.file === 'src/modules/webhooks/webhooks.sql.ts')!;
     expect(webhooksSql.tables).toEqual(expect.arrayContaining(['webhook_delivery_state', 'delivery_attempts']));
     expect(files.find((f) => f.file === 'src/modules/sync/sync.runner.ts')!.imports.map((i) => i.module)).toContain('events');
+  });
+
+  it('leases sit below webhooks and sync: both use them, and they import no module of either', () => {
+    expect(files.find((f) => f.file === 'src/modules/sync/sync.runner.ts')!.imports.map((i) => i.module)).toContain('leases');
+    expect(files.find((f) => f.file === 'src/modules/webhooks/webhooks.worker.ts')!.imports.map((i) => i.module)).toContain('leases');
+    const below = files.filter((f) => f.module === 'leases').flatMap((f) => f.imports.map((i) => i.module));
+    expect(below.filter((m) => m !== 'leases' && !['lib', 'db', 'deps', 'db/schema'].includes(m))).toEqual([]);
   });
 
   it('no module imports another in a cycle', () => {
@@ -139,7 +146,7 @@ describe('module boundaries', () => {
       'src/lib/planted.ts names coverage (owned by properties)',
       'src/lib/planted.ts names events (owned by events)',
       'src/lib/planted.ts names sync_quota (owned by sync)',
-      'src/lib/planted.ts names work_leases (owned by webhooks)',
+      'src/lib/planted.ts names work_leases (owned by leases)',
     ]);
     expect(sqlReport(withPlant.files)).toHaveLength(4);
   });

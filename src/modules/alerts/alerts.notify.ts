@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { formatTimestamp } from '../../lib/time.js';
-import type { Claims, Lease } from '../webhooks/webhooks.claims.js';
+import type { Claims, Lease } from '../leases/leases.claims.js';
 import { createSender, type Sender } from '../webhooks/webhooks.send.js';
 import { deliveryHeaders, signingKey, type SigningKey } from '../webhooks/webhooks.sign.js';
 import { targetPolicy } from '../webhooks/webhooks.url.js';

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction, t
 import type { DB } from '../../db/schema.js';
 import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhooks.tables.js';
 import { deliveryConfigSource } from '../integrations/integrations.sql.js';
-import { leaseHeldQuery, LeaseLostError, type Lease } from './webhooks.leases.sql.js';
+import { leaseHeldQuery, LeaseLostError, type Lease } from '../leases/leases.sql.js';
 import { eventLog } from '../events/events.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;

@@ -27,6 +27,7 @@ import { eventDeliveryColumns } from './modules/webhooks/webhooks.sql.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 import { registerConsole } from './modules/console/console.assets.js';
+import { registerStaffAlertRoutes } from './modules/alerts/alerts.routes.js';
 import { registerMetrics } from './modules/metrics/metrics.routes.js';
 import { registerSandboxRoutes, sandboxGate } from './modules/sandbox/sandbox.routes.js';
 
@@ -225,6 +226,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);
       registerStaffListingRoutes(staff, deps);
+      registerStaffAlertRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );

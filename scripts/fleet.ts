@@ -1,10 +1,11 @@
 /**
  * The fleet on one machine, from Debian's packages: etcd, two PostgreSQL 15 servers under Patroni
  * (primary + synchronous standby), HAProxy following the primary, PgBouncer in front of it, three
- * service nodes and an HAProxy in front of them. Every port is a free one picked at `up`, every
+ * service nodes, an HAProxy in front of them, and Prometheus watching the nodes with the alerting
+ * rules of deploy/prometheus. Every port is a free one picked at `up`, every
  * file is under one state directory, and `down` leaves nothing running.
  *
- *   npm run fleet -- up [--pool-mode transaction|session] [--nodes 3] [--dist] [--state-dir DIR]
+ *   npm run fleet -- up [--pool-mode transaction|session] [--nodes 3] [--dist] [--state-dir DIR] [--test-alert-thresholds]
  *   npm run fleet -- status [DIR]
  *   npm run fleet -- down [DIR] [--keep]
  *
@@ -13,7 +14,8 @@
  *
  * fleet/topology.ts: the parts, their ports, the state file, the templates and HAProxy's view;
  * fleet/processes.ts: packages, starting and stopping processes, the service nodes;
- * fleet/postgres.ts: etcd, Patroni, the primary's HAProxy and PgBouncer.
+ * fleet/postgres.ts: etcd, Patroni, the primary's HAProxy and PgBouncer;
+ * fleet/prometheus.ts: Prometheus, its rules (and their test thresholds) and its HTTP API.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { pathToFileURL } from 'node:url';
 import { freePort } from './lib.js';
 import { clusterMembers, newPassword, postmasterPid, startDatabaseTier } from './fleet/postgres.js';
 import { alive, checkReachableByPostgres, ensurePackages, postgresIds, processesUnder, startNodeTier, stopPid } from './fleet/processes.js';
+import { activeAlerts, prometheusApi, startPrometheus } from './fleet/prometheus.js';
 import {
   type FleetOptions,
   type FleetSecrets,
@@ -40,6 +43,7 @@ import {
 // What the fleet tests and the other fleet scripts drive.
 export { type ClusterMember, REST_API_USER, clusterMembers, killMember, leaderName, postmasterPid, startMember, waitForSyncPair } from './fleet/postgres.js';
 export { alive, ensurePackages, startNode, stopNode } from './fleet/processes.js';
+export { type ActiveAlert, TEST_FOR, activeAlerts, prometheusApi, prometheusUrl, withTestThresholds } from './fleet/prometheus.js';
 export {
   type FleetOptions,
   type FleetSecrets,
@@ -77,7 +81,7 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
 
   const nodeCount = options.nodes ?? 3;
   const ports = await Promise.all(Array.from({ length: 10 + nodeCount }, freePort));
-  const [etcdClient, etcdPeer, pg1, pg2, rest1, rest2, pgProxy, bouncer, nodeProxy] = ports;
+  const [etcdClient, etcdPeer, pg1, pg2, rest1, rest2, pgProxy, bouncer, nodeProxy, prometheus] = ports;
   const poolMode = options.poolMode ?? 'transaction';
   const secrets: FleetSecrets = { postgres: newPassword(), replicator: newPassword(), doorloom: newPassword(), restApi: newPassword() };
   const state: FleetState = {
@@ -85,6 +89,7 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
     poolMode,
     dist: !!options.dist,
     staffToken: `dls_${randomBytes(30).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(40, 'x').slice(0, 40)}`,
+    metricsToken: randomBytes(24).toString('hex'),
     secretsKey: randomBytes(32).toString('hex'),
     secrets,
     nodeEnv: options.nodeEnv ?? {},
@@ -97,6 +102,7 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
     pgbouncer: { port: bouncer, pid: 0 },
     nodes: Array.from({ length: nodeCount }, (_, i) => ({ name: `node${i + 1}`, port: ports[10 + i], pid: 0 })),
     nodeProxy: { port: nodeProxy, pid: 0 },
+    prometheus: { port: prometheus, pid: 0, testThresholds: !!options.testAlertThresholds },
     apiUrl: `http://127.0.0.1:${nodeProxy}`,
     databaseUrl: `postgres://doorloom:${secrets.doorloom}@127.0.0.1:${bouncer}/doorloom`,
     directUrl: `postgres://doorloom:${secrets.doorloom}@127.0.0.1:${pgProxy}/doorloom`,
@@ -107,6 +113,7 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
   try {
     await startDatabaseTier(state, log);
     await startNodeTier(state, log);
+    await startPrometheus(state, log);
   } catch (error) {
     log(`up failed; logs are under ${stateDir}`);
     await downFleet(state.stateDir, { keep: true, log: () => {} });
@@ -119,7 +126,9 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
 export async function downFleet(stateDir?: string, options: { keep?: boolean; log?: (line: string) => void } = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
   const state = await loadState(stateDir);
-  // front to back: nothing is sent to a part that has already stopped
+  // front to back: nothing is sent to a part that has already stopped (Prometheus first: a node it
+  // can no longer scrape is not news)
+  await stopPid(state.prometheus.pid, 'SIGTERM', 10_000);
   await stopPid(state.nodeProxy.pid, 'SIGTERM', 5_000);
   await Promise.all(state.nodes.map((node) => stopPid(node.pid, 'SIGTERM', 2_000)));
   await stopPid(state.pgbouncer.pid, 'SIGTERM', 5_000);
@@ -161,8 +170,32 @@ export async function fleetStatus(stateDir?: string): Promise<string> {
   for (const node of state.nodes) lines.push(`${node.name.padEnd(16)} 127.0.0.1:${node.port}  ${mark(node.pid)}`);
   const nodeServers = await proxyServers(nodeProxySocket(state)).catch(() => ({}));
   lines.push(`node proxy       ${state.apiUrl}  ${mark(state.nodeProxy.pid)}: ${JSON.stringify(nodeServers)}`);
+  lines.push(...(await prometheusStatus(state)));
   lines.push(`staff token      ${state.staffToken}`);
   return lines.join('\n');
+}
+
+/** Prometheus's targets and the alerts it has pending or firing. */
+async function prometheusStatus(state: FleetState): Promise<string[]> {
+  const head = `prometheus       http://127.0.0.1:${state.prometheus.port}  ${alive(state.prometheus.pid) ? `running (pid ${state.prometheus.pid})` : 'stopped'}`;
+  if (!alive(state.prometheus.pid)) return [head];
+  try {
+    const { activeTargets } = (await prometheusApi(state, '/api/v1/targets?state=active')) as { activeTargets: Array<{ labels: { instance: string }; health: string }> };
+    const targets = activeTargets.map((t) => `${t.labels.instance} ${t.health}`).join(', ');
+    const alerts = await activeAlerts(state);
+    const firing = alerts.filter((a) => a.state === 'firing');
+    const describe = (a: (typeof alerts)[number]) => {
+      const { alertname: _, severity, ...rest } = a.labels;
+      return `  ${a.state.padEnd(8)} ${a.name} ${severity} ${Object.entries(rest).map(([k, v]) => `${k}=${v}`).join(' ')} since ${a.activeAt}`;
+    };
+    return [
+      `${head}${state.prometheus.testThresholds ? ' (test alert thresholds)' : ''}: scraping ${targets}`,
+      `alerts           ${firing.length} firing, ${alerts.length - firing.length} pending`,
+      ...alerts.sort((a, b) => a.state.localeCompare(b.state) || a.name.localeCompare(b.name)).map(describe),
+    ];
+  } catch (error) {
+    return [`${head}: ${(error as Error).message}`];
+  }
 }
 
 async function cli(argv: string[]): Promise<void> {
@@ -178,7 +211,7 @@ async function cli(argv: string[]): Promise<void> {
       if (poolMode !== 'session' && poolMode !== 'transaction') throw new Error('--pool-mode must be session or transaction');
       const nodes = Number(option('nodes') ?? 3);
       if (!Number.isInteger(nodes) || nodes < 1 || nodes > 9) throw new Error('--nodes must be from 1 to 9');
-      const state = await upFleet({ poolMode, nodes, dist: rest.includes('--dist'), stateDir: option('state-dir') });
+      const state = await upFleet({ poolMode, nodes, dist: rest.includes('--dist'), stateDir: option('state-dir'), testAlertThresholds: rest.includes('--test-alert-thresholds') });
       console.log(`stop it with: npm run fleet -- down ${state.stateDir}`);
       return;
     }
@@ -188,7 +221,7 @@ async function cli(argv: string[]): Promise<void> {
       console.log(await fleetStatus(positional));
       return;
     default:
-      throw new Error('usage: npm run fleet -- up [--pool-mode transaction|session] [--nodes 3] [--dist] [--state-dir DIR] | status [DIR] | down [DIR] [--keep]');
+      throw new Error('usage: npm run fleet -- up [--pool-mode transaction|session] [--nodes 3] [--dist] [--state-dir DIR] [--test-alert-thresholds] | status [DIR] | down [DIR] [--keep]');
   }
 }
 

@@ -9,7 +9,7 @@ import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, r
 import { sendError, sendFailure } from './http/envelope.js';
 import { finishOpenApi } from './http/openapi-finish.js';
 import { isDatabaseUnavailable } from './db/database.js';
-import { AppError, databaseUnavailable, validationFailed } from './http/errors.js';
+import { AppError, databaseUnavailable, validationFailed, type ErrorCode } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
@@ -27,6 +27,7 @@ import { eventDeliveryColumns } from './modules/webhooks/webhooks.sql.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 import { registerConsole } from './modules/console/console.assets.js';
+import { registerStaffAlertRoutes } from './modules/alerts/alerts.routes.js';
 import { registerMetrics } from './modules/metrics/metrics.routes.js';
 import { registerSandboxRoutes, sandboxGate } from './modules/sandbox/sandbox.routes.js';
 
@@ -48,6 +49,12 @@ declare module 'fastify' {
     beginDrain(): void;
   }
 }
+
+/** Client errors of a status the table has a code for, refused by Fastify or a plugin; any other is BAD_REQUEST (400). */
+const CLIENT_REFUSALS: Partial<Record<number, [ErrorCode, string]>> = {
+  412: ['PRECONDITION_FAILED', 'A precondition of the request (If-Match, If-Unmodified-Since) does not hold.'],
+  416: ['RANGE_NOT_SATISFIABLE', 'The requested range cannot be served.'],
+};
 
 const shuttingDown = (reply: FastifyReply) => sendFailure(reply, 'SHUTTING_DOWN', 'This node is shutting down; retry on another.');
 
@@ -219,6 +226,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);
       registerStaffListingRoutes(staff, deps);
+      registerStaffAlertRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );
@@ -282,8 +290,12 @@ function installErrorHandling(app: FastifyInstance): void {
         return sendFailure(reply, 'INVALID_JSON', 'The request body is not valid JSON.');
     }
     const status = error.statusCode ?? 500;
-    // any other client error Fastify refuses (a Content-Length that does not match the body, …)
-    if (status >= 400 && status < 500) return sendFailure(reply, 'BAD_REQUEST', 'The request could not be understood.');
+    // any other client error Fastify or a plugin refuses (a Content-Length that does not match the
+    // body, a conditional or ranged request for a static file of the docs)
+    if (status >= 400 && status < 500) {
+      const [code, message] = CLIENT_REFUSALS[status] ?? ['BAD_REQUEST', 'The request could not be understood.'];
+      return sendFailure(reply, code, message);
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendFailure(reply, 'INTERNAL_ERROR', 'Something went wrong on our side. Retry later.');
   });

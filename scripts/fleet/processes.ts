@@ -14,6 +14,7 @@ const PACKAGES: Array<[command: string, pkg: string]> = [
   ['pgbouncer', 'pgbouncer'],
   ['patroni', 'patroni'],
   ['etcd', 'etcd-server'],
+  ['prometheus', 'prometheus'],
 ];
 
 /** Installs the Debian packages whose commands are missing (apt-get update once, only if needed). */
@@ -132,6 +133,7 @@ function nodeEnvironment(state: FleetState, node: NodeProcess): Record<string, s
     DATABASE_DIRECT_URL: state.directUrl,
     TRUST_PROXY: '127.0.0.1',
     STAFF_TOKEN: state.staffToken,
+    METRICS_TOKEN: state.metricsToken,
     SECRETS_KEY: state.secretsKey,
     WEBHOOK_ALLOW_INSECURE: '1',
     WEBHOOK_ALLOW_PRIVATE: '1',

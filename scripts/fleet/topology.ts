@@ -22,6 +22,8 @@ export interface FleetOptions {
   stateDir?: string;
   /** Settings added to every node's environment. */
   nodeEnv?: Record<string, string>;
+  /** Prometheus evaluates the alerting rules with the short test thresholds (fleet/prometheus.ts). */
+  testAlertThresholds?: boolean;
   log?: (line: string) => void;
 }
 
@@ -56,6 +58,8 @@ export interface FleetState {
   poolMode: PoolMode;
   dist: boolean;
   staffToken: string;
+  /** The nodes' METRICS_TOKEN, Prometheus's bearer token. */
+  metricsToken: string;
   secretsKey: string;
   secrets: FleetSecrets;
   nodeEnv: Record<string, string>;
@@ -65,6 +69,8 @@ export interface FleetState {
   pgbouncer: { port: number; pid: number };
   nodes: NodeProcess[];
   nodeProxy: { port: number; pid: number };
+  /** Prometheus scraping the nodes and evaluating deploy/prometheus/alerts.yml. */
+  prometheus: { port: number; pid: number; testThresholds: boolean };
   /** The API through the node HAProxy. */
   apiUrl: string;
   /** DATABASE_URL of the nodes (PgBouncer). */

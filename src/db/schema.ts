@@ -10,6 +10,7 @@ import type { PropertyTables } from '../modules/properties/properties.tables.js'
 import type { SyncTables } from '../modules/sync/sync.tables.js';
 import type { WebhookTables } from '../modules/webhooks/webhooks.tables.js';
 import type { HttpTables } from '../http/http.tables.js';
+import type { AlertTables } from '../modules/alerts/alerts.tables.js';
 
 /** Timestamps are written as Date and read back as Date. */
 export type Timestamp = ColumnType<Date, Date, Date>;
@@ -28,7 +29,8 @@ export type DB = IntegrationTables &
   SyncTables &
   JobTables &
   ClockTables &
-  HttpTables;
+  HttpTables &
+  AlertTables;
 
 /**
  * The one module that owns each table: only its code names the table in SQL, others call its
@@ -63,4 +65,5 @@ export const TABLE_OWNERS = {
   service_clock: 'clock',
   idempotency_keys: 'http',
   rate_limit_counters: 'http',
+  alert_notices: 'alerts',
 } as const satisfies Record<keyof DB, string>;

@@ -210,7 +210,7 @@ export async function decideStay(trx: Transaction<DB>, lock: PropertyLock, reque
  * unit_nights row per unit and night, check_out exclusive) in one statement, and returns the row
  * as PostgreSQL returned it. A changed booking's old holds are released first. The (unit, night)
  * primary key of unit_nights is the database's own guarantee of one hold per unit and night
- * (isHoldConflict recognises its refusal).
+ * (its refusal is thrown as a HoldConflict).
  */
 export async function holdStay<R extends { id: number }>(
   trx: Transaction<DB>,
@@ -220,9 +220,45 @@ export async function holdStay<R extends { id: number }>(
   booking: BookingWriter<R>,
 ): Promise<R> {
   if (request.bookingId !== undefined) await releaseStay(trx, lock, request.bookingId);
-  const { rows } = await holdStatement<R>(trx, lock, request, decision.unitIds, booking).execute(trx);
-  decision.stay.held(decision.unitIds);
-  return rows[0];
+  try {
+    const { rows } = await holdStatement<R>(trx, lock, request, decision.unitIds, booking).execute(trx);
+    decision.stay.held(decision.unitIds);
+    return rows[0];
+  } catch (error) {
+    if (isHoldConflict(error)) throw new HoldConflict(lock, request, error);
+    throw error;
+  }
+}
+
+/** A stay as availabilityForStay reads it (the 409 picture, read again after a lost race). */
+export interface StayQuery extends StayOptions {
+  propertyId: number;
+  checkIn: string;
+  checkOut: string;
+}
+
+/**
+ * holdStay's refusal when another booking took one of the stay's (unit, night) holds between the
+ * decision and the write (only a writer that skipped the property's lock could). The transaction
+ * is lost; a writer answers 409 with `stay`'s picture read afresh, or decides again when the
+ * service `picked` some of the units (the next decision picks around the winner).
+ */
+export class HoldConflict extends Error {
+  readonly stay: StayQuery;
+  readonly picked: boolean;
+  constructor(lock: PropertyLock, request: ReserveRequest, cause: unknown) {
+    super('Another booking holds a unit of this stay.', { cause });
+    this.name = 'HoldConflict';
+    this.stay = {
+      propertyId: lock.propertyId,
+      checkIn: request.checkIn,
+      checkOut: request.checkOut,
+      channel: request.channel,
+      integrationId: request.integrationId,
+      excludeBookingId: request.bookingId,
+    };
+    this.picked = request.units.some((unit) => unit === null);
+  }
 }
 
 /** The statement that writes the booking (`booking`), its holds and the calendar's new version, answering the booking's row (or only its id). */
@@ -254,7 +290,7 @@ export async function releaseStay(trx: Transaction<DB>, lock: PropertyLock, book
   `.execute(trx);
 }
 
-/** True for the database's refusal of a second hold on the same unit and night. */
+/** True for the database's own refusal of a second hold on the same unit and night. */
 export function isHoldConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'unit_nights_pkey');
 }

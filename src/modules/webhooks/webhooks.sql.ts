@@ -153,6 +153,11 @@ export async function selectDeliveryStates(db: Q, integrationIds: number[]) {
   return new Map(rows.map((r) => [r.integration_id, r]));
 }
 
+/** The delivery state of every integration whose delivery is paused (the alerts and /metrics). */
+export function selectPausedStates(db: Q) {
+  return deliveryStateSource(db).where('paused_at', 'is not', null).orderBy('integration_id').execute();
+}
+
 /** One integration's events still to deliver, each with its failed attempts so far (`attempts`), in sequence order. */
 function pendingQueue(db: Q, integrationId: number) {
   return db

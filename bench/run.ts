@@ -168,7 +168,7 @@ function floorRows(floor: Awaited<ReturnType<typeof floorRun>>, service: Booking
       'the faster of two runs each, alternating',
       (create.failed || insert.failed) && `${create.failed + insert.failed} failed transactions`,
     ),
-    detail: floor as unknown as Record<string, unknown>,
+    detail: floor,
   });
 }
 
@@ -704,7 +704,7 @@ async function main() {
           await svc.stop();
         }
       }
-      const pgGrowth = results.postgres!.growthMibPerMinuteAfterFirst;
+      const pgGrowth = results.postgres.growthMibPerMinuteAfterFirst;
       for (const engine of ['pglite', 'postgres'] as const) {
         const r = results[engine]!;
         const ratio = engine === 'pglite' ? round(r.growthMibPerMinuteAfterFirst / pgGrowth) : undefined;

@@ -47,8 +47,8 @@ async function startNode(tree: string, databaseUrl: string, secretsKey: string):
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
   const url = `http://127.0.0.1:${port}`;
   for (let waited = 0; ; waited += 200) {
     if (child.exitCode !== null) throw new Error(`the node of ${tree} exited (${child.exitCode}): ${out}`);

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
       headers: { authorization: `Bearer ${state.staffToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) };
   };
   const work = path.join(state.stateDir, 'pitr');
   const base = path.join(work, 'base');

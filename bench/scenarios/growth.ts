@@ -297,7 +297,7 @@ type PGliteRetention = {
 async function withEmbedded<T>(dataDir: string, task: (db: Sql) => Promise<T>): Promise<T> {
   const db = await openPGlite(dataDir);
   try {
-    return await task(db as unknown as Sql);
+    return await task(db);
   } finally {
     await db.close();
   }

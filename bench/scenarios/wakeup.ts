@@ -50,8 +50,8 @@ export async function wakeupRun(a: Service, receiver: Receiver, samples = 40): P
       await sleep(5);
     }
     if ((stream?.count ?? 0) > delivered) {
-      delivered = stream!.count;
-      delays.push(Math.max(0, stream!.last - answeredAt));
+      delivered = stream.count;
+      delays.push(Math.max(0, stream.last - answeredAt));
     } else {
       lost += 1;
     }

@@ -63,7 +63,7 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 
-  static of(code: ErrorCode, message: string, errors?: Record<string, unknown>, headers?: Record<string, string>): AppError {
+  static of(this: void, code: ErrorCode, message: string, errors?: Record<string, unknown>, headers?: Record<string, string>): AppError {
     return new AppError(ERROR_STATUS[code], code, message, errors, headers);
   }
 }

@@ -29,7 +29,7 @@ function sites(): [string, string, number | null][] {
     const importsFail = /import \{[^}]*\bfail\b[^}]*\} from '[./]*(?:http\/)?errors\.js'/.test(text) || path === join('src', 'http', 'errors.ts');
     for (const [pattern, withStatus] of patterns) {
       if (pattern.source.startsWith('\\bfail') && !importsFail) continue;
-      for (const m of text.matchAll(pattern)) found.push(withStatus ? [path, m[2]!, Number(m[1])] : [path, m[1]!, null]);
+      for (const m of text.matchAll(pattern)) found.push(withStatus ? [path, m[2], Number(m[1])] : [path, m[1], null]);
     }
   }
   return found;

@@ -173,7 +173,7 @@ interface Row {
 async function events(client: DoorloomClient, cursor: number, signal: AbortSignal, options: ListenOptions): Promise<{ rows: Row[]; hasMore: boolean; skipTo: number }> {
   try {
     const page = await client.listEvents({ after_sequence: cursor, limit: PAGE_SIZE }, { signal });
-    const rows = page.data.map((r) => ({ sequence: r.sequence, status: r.delivery.status, event: r.event as Record<string, unknown> }));
+    const rows = page.data.map((r) => ({ sequence: r.sequence, status: r.delivery.status, event: r.event }));
     return { rows, hasMore: page.cursor.has_more, skipTo: cursor };
   } catch (error) {
     const oldest = error instanceof DoorloomApiError && error.code === 'CURSOR_EXPIRED' ? Number((error.errors as { oldest_sequence?: unknown } | undefined)?.oldest_sequence) : NaN;

@@ -132,7 +132,7 @@ export class SyncEngine {
 
   property(id: number): PropertyBlock | null {
     const record = this.committed.get(`p:${id}`) as PropertyRecord | undefined;
-    return record?.block ? ({ ...record.block, units: record.units } as PropertyBlock) : null;
+    return record?.block ? ({ ...record.block, units: record.units }) : null;
   }
 
   /** The snapshot `data.data` shape of a window; null for a property not held. */

@@ -287,7 +287,7 @@ export class Step {
    */
   applyBlock(raw: PropertyBlock, seq: number, read = false): void {
     const id = raw.doorloom_id;
-    this.applyUnits(id, seq, (raw.units ?? []) as unknown as Array<Record<string, unknown>>, false, read);
+    this.applyUnits(id, seq, raw.units ?? [], false, read);
     const record = this.property(id);
     if (seq < record.seq || (seq === record.seq && !read)) return;
     const block = {} as Record<string, unknown>;
@@ -323,7 +323,7 @@ export function readProperties(map: Map<string, unknown>): PropertyBlock[] {
   for (const [key, value] of map) {
     if (!key.startsWith('p:')) continue;
     const record = value as PropertyRecord;
-    if (record.block) out.push({ ...record.block, units: record.units } as PropertyBlock);
+    if (record.block) out.push({ ...record.block, units: record.units });
   }
   return out.sort((a, b) => a.doorloom_id - b.doorloom_id);
 }

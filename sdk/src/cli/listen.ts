@@ -211,8 +211,8 @@ async function call<T>(options: ListenOptions, signal: AbortSignal, fn: () => Pr
 async function forward(options: ListenOptions, agent: http.Agent, event: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
   const body = JSON.stringify(event);
   const id = String(event.id);
-  const slug = String((event.integration as { slug?: unknown } | null)?.slug ?? '');
-  const property = (event.property as { doorloom_id?: unknown } | null)?.doorloom_id ?? '-';
+  const slug = String((event.integration as { slug?: string } | null)?.slug ?? '');
+  const property = (event.property as { doorloom_id?: number } | null)?.doorloom_id ?? '-';
   for (let wait = RETRY_MIN_MS; !signal.aborted; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
     const headers = signDelivery({ secrets: options.webhookSecrets, id, slug, body, version: String(event.version) });
     const started = performance.now();

@@ -330,7 +330,7 @@ export class SyncEngine {
           failed = true; // the others stop taking tasks
           throw error;
         }
-        await this.step((step) => step.applyWindowed(task.kind, task.id, snapshot.sequence, snapshot.data, true));
+        await this.step((step) => step.applyWindowed(task.kind, task.id, snapshot.sequence, snapshot.data as Record<string, unknown>, true));
       }
     };
     const outcomes = await Promise.allSettled(Array.from({ length: SNAPSHOT_CONCURRENCY }, worker));

@@ -169,7 +169,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
   }
 }
 
-async function getJson(url: string): Promise<{ status: number; body: any }> {
+/** The answer's body: parsed JSON, or the text when it is not JSON. */
+async function getJson(url: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
   const text = await res.text();
   let body: unknown = text;
@@ -181,11 +182,11 @@ async function getJson(url: string): Promise<{ status: number; body: any }> {
   return { status: res.status, body };
 }
 
-async function query(url: string, text: string): Promise<pg.QueryResult> {
+async function query<R extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string): Promise<pg.QueryResult<R>> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   await client.connect();
   try {
-    return await client.query(text);
+    return await client.query<R>(text);
   } finally {
     await client.end().catch(() => {});
   }
@@ -206,7 +207,8 @@ export async function clusterMembers(state: FleetState): Promise<ClusterMember[]
   for (const member of state.members) {
     try {
       const { status, body } = await getJson(`http://127.0.0.1:${member.restPort}/cluster`);
-      if (status === 200 && Array.isArray(body?.members)) return body.members as ClusterMember[];
+      const members = (body as { members?: unknown } | null)?.members;
+      if (status === 200 && Array.isArray(members)) return members as ClusterMember[];
     } catch {
       // this member is down: ask the next
     }
@@ -330,7 +332,7 @@ export async function proxyServers(socketPath: string): Promise<Record<string, s
   const text = await new Promise<string>((resolve, reject) => {
     const socket = net.connect(socketPath);
     let data = '';
-    socket.on('data', (chunk) => (data += chunk));
+    socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
     socket.on('end', () => resolve(data));
     socket.on('error', reject);
     socket.write('show stat\n');
@@ -442,7 +444,7 @@ async function startDatabaseTier(state: FleetState, log: (line: string) => void)
     { asPostgres: true, env: postgresEnv },
   );
   await saveState(state);
-  await waitFor('etcd', async () => (await getJson(`${etcdUrl(state.etcd.clientPort)}/health`)).body?.health === 'true', 30_000, path.join(stateDir, 'etcd', 'etcd.log'));
+  await waitFor('etcd', async () => ((await getJson(`${etcdUrl(state.etcd.clientPort)}/health`)).body as { health?: string } | null)?.health === 'true', 30_000, path.join(stateDir, 'etcd', 'etcd.log'));
   log(`etcd on ${state.etcd.clientPort}`);
 
   for (const member of state.members) {

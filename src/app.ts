@@ -35,7 +35,7 @@ export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
-const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 let requestCounter = 0;
 
 export interface BuildOptions {
@@ -60,6 +60,7 @@ const shuttingDown = (reply: FastifyReply) => sendFailure(reply, 'SHUTTING_DOWN'
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
+  // eslint-disable-next-line prefer-const -- Fastify's options below read it before the limiter exists.
   let countUnrouted: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   const requestTimeout = deps.config.requestTimeoutMs;
   const app = Fastify({
@@ -106,7 +107,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     if ((body as string).trim() === '') return done(null, undefined);
     const refused = checkJsonShape(body as string); // too deep or too many values: refused before parsing
     if (refused) return done(refused, undefined);
-    parseJson(req, body as string, (error, value) => {
+    // With a callback the parser returns nothing to wait for.
+    void parseJson(req, body as string, (error, value) => {
       if (error) return done(error, undefined);
       const nul = nulCharactersIn(body as string, value); // text PostgreSQL cannot store
       return nul ? done(nul, undefined) : done(null, value);

@@ -27,7 +27,7 @@ function fail(line: string, code: number): never {
 /** The innermost message of an error chain, on one line. */
 export function causeOf(error: unknown): string {
   let e = error as { cause?: unknown; message?: string; code?: string } | undefined;
-  while (e && typeof e === 'object' && e.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  while (e && typeof e === 'object' && e.cause && typeof e.cause === 'object') e = e.cause;
   const text = e?.message || e?.code || String(error);
   return text.replace(/\s+/g, ' ').trim();
 }
@@ -36,7 +36,7 @@ export function causeOf(error: unknown): string {
 function startFailure(config: Config, error: unknown): never {
   if (error instanceof ConfigError) fail(`configuration error: ${error.message}`, 2);
   const code = (error as { code?: string }).code;
-  const sqlState = String((error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code ?? '');
+  const sqlState = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code ?? '';
   // 28xxx: the login was refused; 3D000: no such database
   const refused = /^(28|3D)/.test(sqlState);
   if (config.databaseUrl?.startsWith('postgres') && (isDatabaseUnavailable(error) || refused)) {

@@ -59,7 +59,7 @@ export class OutcomeBuffer {
   private items: Done[] = [];
   private firstQueuedAt = 0;
   private inflight: Promise<void> | null = null;
-  private failure: unknown = null;
+  private failure: { error: unknown } | null = null;
   /** Latest success not yet written to the integration row. */
   private untouched: number | null = null;
   private lastTouch = 0;
@@ -99,24 +99,29 @@ export class OutcomeBuffer {
 
   /** Starts a flush when one is due; waits only when too much is unwritten. */
   async maybeFlush(): Promise<void> {
-    if (this.failure) throw this.failure;
+    this.throwFailure();
     if (!this.inflight && this.items.length > 0 && (this.items.length >= FLUSH_AT || performance.now() - this.firstQueuedAt >= FLUSH_AFTER_MS)) {
       this.start();
     }
     if (this.items.length >= MAX_UNWRITTEN && this.inflight) await this.inflight;
-    if (this.failure) throw this.failure;
+    this.throwFailure();
   }
 
   /** Writes everything buffered, then the integration's last success if still unwritten. */
   async drain(): Promise<void> {
     for (;;) {
-      if (this.failure) throw this.failure;
+      this.throwFailure();
       if (this.inflight) await this.inflight;
       else if (this.items.length > 0) this.start();
       else break;
     }
-    if (this.failure) throw this.failure;
+    this.throwFailure();
     if (this.untouched !== null) await this.touch(this.untouched);
+  }
+
+  /** Once a write has failed, every later call fails with its error. */
+  private throwFailure(): void {
+    if (this.failure) throw this.failure.error;
   }
 
   private start(): void {
@@ -124,7 +129,7 @@ export class OutcomeBuffer {
     this.items = [];
     this.inflight = this.write(items)
       .catch((error) => {
-        this.failure = error;
+        this.failure = { error };
       })
       .finally(() => {
         this.inflight = null;

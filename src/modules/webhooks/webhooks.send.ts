@@ -93,7 +93,7 @@ export function createSender(policy: TargetPolicy): Sender {
   const agent = new Agent({
     // Without WEBHOOK_ALLOW_PRIVATE every resolved address is checked as the connection is made
     // (Node does not call `lookup` for an IP literal: deliveryTargetProblem judges those).
-    connect: { timeout: CONNECT_TIMEOUT_MS, ...(policy.private ? {} : { lookup: guardedLookup() as never }) },
+    connect: { timeout: CONNECT_TIMEOUT_MS, ...(policy.private ? {} : { lookup: guardedLookup() }) },
     // The response deadline is the integration's, kept below; undici's own would answer first.
     headersTimeout: 0,
     bodyTimeout: 0,
@@ -135,7 +135,7 @@ export function createSender(policy: TargetPolicy): Sender {
         error: null,
         durationMs: Math.round(performance.now() - started),
         // NUL cannot be stored in a text column
-        body: Buffer.concat(kept).toString('utf8').replace(/\u0000/g, ''),
+        body: Buffer.concat(kept).toString('utf8').replaceAll('\u0000', ''),
       });
       const fail = (code: string, message: string, retry = false) =>
         finish({ ok: false, status: null, error: `${code}: ${message}`, durationMs: Math.round(performance.now() - started), body: null }, retry);

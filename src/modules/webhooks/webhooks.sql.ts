@@ -241,7 +241,7 @@ function attemptColumns(rows: AttemptRow[]) {
     eventType: rows.map((r) => r.event_type),
     sequence: rows.map((r) => r.sequence ?? null),
     attempt: rows.map((r) => r.attempt ?? null),
-    at: rows.map((r) => (r.attempted_at as Date).toISOString()),
+    at: rows.map((r) => (r.attempted_at).toISOString()),
     duration: rows.map((r) => r.duration_ms),
     status: rows.map((r) => r.status_code ?? null),
     error: rows.map((r) => r.error ?? null),

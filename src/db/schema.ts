@@ -50,6 +50,7 @@ export const TABLE_OWNERS = {
   horizon_marks: 'calendar',
   unit_hold_versions: 'calendar',
   bookings: 'bookings',
+  host_booking_names: 'bookings',
   events: 'events',
   webhook_delivery_state: 'webhooks',
   delivery_attempts: 'webhooks',

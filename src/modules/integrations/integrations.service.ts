@@ -10,6 +10,7 @@ import { formatTimestampOrNull } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { API_VERSION, EVENT_TYPES } from '../../lib/contract.js';
 import { findBrand, findIntegration, loadIntegrationWithFigures, lockLegacySealedSecrets, nextIntegrationId, setSealedSecrets, slugExists } from './integrations.sql.js';
+import { requireAdmin, type StaffIdentity } from './staff-tokens.service.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -21,13 +22,26 @@ function brandView(row: { id: number; name: string; plan_active: boolean; sandbo
   return { id: row.id, name: row.name, plan: { active: row.plan_active }, sandbox: row.sandbox };
 }
 
-export async function createBrand(deps: Deps, name: string, sandbox = false) {
+const SANDBOX_FLAG = 'create a sandbox brand or change a brand\'s sandbox flag';
+
+/**
+ * A sandbox brand's integrations act as its host (bookings, cancellations, archives), so only an
+ * admin token may set the flag, and every setting is logged as a mint is.
+ */
+function sandboxFlagSet(deps: Deps, actor: StaffIdentity | undefined, brandId: number, sandbox: boolean): void {
+  deps.log.info({ staff_token_id: actor?.id ?? null, brand_id: brandId, sandbox }, 'brand sandbox flag set');
+}
+
+/** A new brand; `actor` is the staff token of the request (absent for the service's own calls). */
+export async function createBrand(deps: Deps, name: string, sandbox = false, actor?: StaffIdentity) {
+  if (sandbox && actor) requireAdmin(actor, SANDBOX_FLAG);
   const now = deps.clock.now();
   const row = await deps.db
     .insertInto('brands')
     .values({ name, plan_active: true, sandbox, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (sandbox) sandboxFlagSet(deps, actor, row.id, true);
   return brandView(row);
 }
 
@@ -38,7 +52,8 @@ export async function getBrand(deps: Deps, brandId: number) {
 }
 
 /** Staff PATCH /brands/{id}: name and sandbox flag; absent fields stay as they are. */
-export async function updateBrand(deps: Deps, brandId: number, input: { name?: string; sandbox?: boolean }) {
+export async function updateBrand(deps: Deps, actor: StaffIdentity, brandId: number, input: { name?: string; sandbox?: boolean }) {
+  if (input.sandbox !== undefined) requireAdmin(actor, SANDBOX_FLAG);
   const row = await deps.db
     .updateTable('brands')
     .set({
@@ -50,6 +65,7 @@ export async function updateBrand(deps: Deps, brandId: number, input: { name?: s
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound('No such brand.');
+  if (input.sandbox !== undefined) sandboxFlagSet(deps, actor, row.id, input.sandbox);
   return brandView(row);
 }
 

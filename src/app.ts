@@ -3,6 +3,7 @@ import { lazyRequestLogger } from './http/request-logger.js';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import { proxyTrust } from './config.js';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './modules/integrations/integrations.auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
@@ -75,7 +76,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     requestIdHeader: false,
     // request.ip (rate limits, the staff lockout, request logs) is the X-Forwarded-For address
     // only when the peer is a proxy listed in TRUST_PROXY; otherwise the peer's own address.
-    trustProxy: deps.config.trustProxy.length > 0 ? deps.config.trustProxy : false,
+    trustProxy: deps.config.trustProxy.length > 0 ? proxyTrust(deps.config.trustProxy) : false,
     genReqId(req) {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${process.pid}-${(++requestCounter).toString(36)}`;
@@ -105,6 +106,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       return nul ? done(nul, undefined) : done(null, value);
     });
   });
+  if (deps.config.trustProxy.length === 0) warnOfUntrustedForwarding(app, deps);
   // NUL in a path or query parameter: before any route's own hooks (an Idempotency-Key is not claimed).
   app.addHook('preValidation', refuseNulInUrl);
 
@@ -229,13 +231,43 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 /**
  * Swagger UI's own strict policy (its scripts by hash, no inline handlers), never framed; without
  * upgrade-insecure-requests, which would break the page where the service is reached over plain HTTP.
+ * Each directive keeps only keywords, hashes and `data:` (the icons inlined in its stylesheet):
+ * no host and no scheme, so the page loads nothing that the service does not serve itself.
  */
 export function docsCsp(header: string): string {
   const kept = header
     .split(';')
     .map((directive) => directive.trim())
-    .filter((directive) => directive !== '' && !/^(frame-ancestors|upgrade-insecure-requests)\b/.test(directive));
+    .filter((directive) => directive !== '' && !/^(frame-ancestors|upgrade-insecure-requests)\b/.test(directive))
+    .map((directive) => {
+      const [name, ...sources] = directive.split(/\s+/);
+      return [name, ...sources.filter((source) => /^'[^']+'$/.test(source) || source === 'data:')].join(' ');
+    });
   return [...kept, "frame-ancestors 'none'"].join('; ');
+}
+
+/** At most one warning a minute (real time) about X-Forwarded-For while no proxy is trusted. */
+const FORWARDING_WARNING_MS = 60_000;
+
+/**
+ * Behind a proxy with TRUST_PROXY unset, every client shares the proxy's address: one lockout and
+ * one rate-limit bucket for all. The header shows it; the warning says so, once a minute.
+ */
+function warnOfUntrustedForwarding(app: FastifyInstance, deps: Deps): void {
+  let lastWarning = -Infinity;
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers['x-forwarded-for'] !== undefined) {
+      const now = performance.now();
+      if (now - lastWarning >= FORWARDING_WARNING_MS) {
+        lastWarning = now;
+        deps.log.warn(
+          { peer: request.ip },
+          'a request carries X-Forwarded-For but TRUST_PROXY is unset: every client behind the proxy shares its address (rate limits, staff lockout); set TRUST_PROXY to the proxy addresses',
+        );
+      }
+    }
+    done();
+  });
 }
 
 /** Every failure, expected or not, leaves in the contract's envelope; 5xx never say why. */

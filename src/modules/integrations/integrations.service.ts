@@ -9,7 +9,7 @@ import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { API_VERSION, EVENT_TYPES } from '../../lib/contract.js';
-import { findBrand, findIntegration, loadIntegrationWithFigures, lockLegacySealedSecrets, nextIntegrationId, setSealedSecrets, slugExists } from './integrations.sql.js';
+import { findBrand, findIntegration, loadIntegrationWithFigures, lockLegacySealedSecrets, newestSealedSecret, nextIntegrationId, setSealedSecrets, slugExists } from './integrations.sql.js';
 import { requireAdmin, type StaffIdentity } from './staff-tokens.service.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
@@ -361,6 +361,20 @@ export async function resealWebhookSecrets(deps: Pick<Deps, 'db' | 'secrets'>): 
     }
     return rows.length;
   });
+}
+
+/**
+ * Opens one stored webhook secret (the newest integration's) with SECRETS_KEY, at every start: a
+ * wrong key stops the start rather than leaving a node that is ready yet fails every delivery.
+ */
+export async function checkSecretsKey(deps: Pick<Deps, 'db' | 'secrets'>): Promise<void> {
+  const row = await newestSealedSecret(deps.db);
+  if (!row) return;
+  try {
+    deps.secrets.decrypt(row.webhook_secret_enc, row.id);
+  } catch {
+    throw new ConfigError(`SECRETS_KEY does not open the stored webhook secret of integration ${row.id}: start with the key the secrets were sealed with`);
+  }
 }
 
 // Kept where main and the tests have always found it.

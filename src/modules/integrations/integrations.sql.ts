@@ -89,6 +89,11 @@ export function lockLegacySealedSecrets(trx: Transaction<DB>, prefix: string) {
     .execute();
 }
 
+/** The newest integration's sealed webhook secret (the start's check of SECRETS_KEY), or none. */
+export function newestSealedSecret(db: Q) {
+  return db.selectFrom('integrations').select(['id', 'webhook_secret_enc']).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
 export async function setSealedSecrets(trx: Transaction<DB>, id: number, current: string, previous: string | null): Promise<void> {
   await trx.updateTable('integrations').set({ webhook_secret_enc: current, webhook_secret_prev_enc: previous }).where('id', '=', id).execute();
 }

@@ -30,11 +30,17 @@ async function coveredId(deps: Deps, integrationId: number, ref: string): Promis
 /** Staff `POST /properties/{id}/bookings`; answers the booking as the integration sees it. */
 export async function sandboxHostBooking(deps: Deps, integrationId: number, ref: string, input: SandboxBookingInput) {
   const propertyId = await coveredId(deps, integrationId, ref);
+  // Field by field: nothing the schema does not list reaches the staff function.
   const booking = await hostCreateBooking(deps, propertyId, {
-    ...input,
+    check_in: input.check_in,
+    check_out: input.check_out,
     units: input.units ?? [{ adults: 1 }],
     guest: input.guest ?? { name: 'Sandbox guest' },
     pricing: input.pricing ?? { total: 0 },
+    external_booking_id: input.external_booking_id,
+    status: input.status,
+    notes: input.notes,
+    source: input.source,
   });
   return getBooking(deps, { integrationId }, { id: booking.id });
 }
@@ -48,7 +54,7 @@ export async function sandboxHostCancel(deps: Deps, integrationId: number, booki
   await coveredId(deps, integrationId, String(seen.property.doorloom_id)).catch(() => {
     throw notFound('No such booking.');
   });
-  const { changed } = await cancelBooking(deps, { host: true }, { id: bookingId }, input, undefined);
+  const { changed } = await cancelBooking(deps, { host: true }, { id: bookingId }, { reason: input.reason, refund_note: input.refund_note }, undefined);
   return { changed, booking: await getBooking(deps, { integrationId }, { id: bookingId }) };
 }
 
@@ -67,13 +73,16 @@ export async function sandboxUnblock(deps: Deps, integrationId: number, ref: str
 /** Staff `PUT /properties/{id}/rates`. */
 export async function sandboxRateOverride(deps: Deps, integrationId: number, ref: string, input: SandboxRateInput): Promise<HostEditResult> {
   const propertyId = await coveredId(deps, integrationId, ref);
-  return setRateOverrides(deps, propertyId, input);
+  const { from, to, base_price, extra_adult_price, extra_child_price, clear } = input;
+  return setRateOverrides(deps, propertyId, { from, to, base_price, extra_adult_price, extra_child_price, clear });
 }
 
 /** Staff `PUT /properties/{id}/restrictions` with per-night restrictions. */
 export async function sandboxRestrictionOverride(deps: Deps, integrationId: number, ref: string, input: SandboxRestrictionInput): Promise<HostEditResult> {
   const propertyId = await coveredId(deps, integrationId, ref);
-  return setRestrictions(deps, propertyId, input);
+  // Per-night restrictions only: the property-wide `rules` of the staff body are not the sandbox's.
+  const { from, to, min_stay, max_stay, stop_sell, closed_to_arrival, closed_to_departure } = input;
+  return setRestrictions(deps, propertyId, { from, to, min_stay, max_stay, stop_sell, closed_to_arrival, closed_to_departure });
 }
 
 /** Staff `POST /properties/{id}/archive`; answers the property as the integration sees it. */

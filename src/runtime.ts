@@ -131,6 +131,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
     staffTokenUses: new Map(),
     knownStaffCredentials: new Map(),
+    staffVerifiedFrom: new Map(),
     snapshots: new SnapshotCache(),
   };
 }

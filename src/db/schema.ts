@@ -62,4 +62,5 @@ export const TABLE_OWNERS = {
   service_clock: 'clock',
   idempotency_keys: 'http',
   rate_limit_counters: 'http',
+  staff_auth_known: 'http',
 } as const satisfies Record<keyof DB, string>;

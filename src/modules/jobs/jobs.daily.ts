@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { purgeExpiredIdempotencyKeys } from '../../http/idempotency.js';
+import { purgeStaleStaffVerifications } from '../../http/staff-lockout.js';
 import { kolkataDate } from '../../lib/time.js';
 import { rollHorizon } from '../calendar/calendar.horizon.js';
 import { deleteExpiredEvents, RETENTION_CHUNK, RETENTION_DAYS } from '../events/events.retention.js';
@@ -27,6 +28,7 @@ export async function runRetention(deps: Deps, chunk = RETENTION_CHUNK) {
   const attempts = await deleteExpiredAttempts(deps, cutoff, chunk);
   const marks = await deleteExpiredMarks(deps, cutoff);
   const idempotencyKeys = await purgeExpiredIdempotencyKeys(deps.db, now);
+  await purgeStaleStaffVerifications(deps.db, now);
   const syncJobs = await deleteExpiredSyncJobs(deps, cutoff);
   return { events, delivery_attempts: attempts, delivery_marks: marks, idempotency_keys: idempotencyKeys, sync_jobs: syncJobs };
 }

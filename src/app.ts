@@ -204,7 +204,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(
     async (sandbox) => {
       const authenticate = integrationAuth(deps);
-      sandbox.addHook('onRequest', sandboxGate(deps, { authenticate, authenticateAndCount: rateLimiter.guard(authenticate), countUnrouted: rateLimiter.countUnrouted }));
+      const gate = sandboxGate(deps, { authenticate, authenticateAndCount: rateLimiter.guard(authenticate), countUnrouted: rateLimiter.countUnrouted });
+      sandbox.addHook('onRequest', gate.onRequest);
+      // Before the routes' own preValidation hooks (an Idempotency-Key is not claimed for a hidden route).
+      sandbox.addHook('preValidation', gate.preValidation);
       registerSandboxRoutes(sandbox, deps);
     },
     { prefix: API_PREFIX },

@@ -93,6 +93,7 @@ export const ENDPOINT_TIERS: Readonly<Record<string, Tier>> = {
   'POST /sandbox/properties/{property}/rate-override': SANDBOX,
   'POST /sandbox/properties/{property}/restriction-override': SANDBOX,
   'POST /sandbox/properties/{property}/archive': SANDBOX,
+  'GET /sandbox/clock': SANDBOX,
   'POST /sandbox/clock/advance': SANDBOX,
 };
 

@@ -2,6 +2,7 @@
 import type { RawBuilder } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
+import { dataClock } from '../../lib/clock.js';
 import { kolkataDate } from '../../lib/time.js';
 import { decideStay, holdStay, isHoldConflict, refuseUnbookable } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
@@ -142,7 +143,7 @@ export async function createBooking(
 ): Promise<CreateResult> {
   const input = checkPropertyRef(body);
   const stay = stayOf(input, input.external_booking_id, input.source.channel);
-  const today = kolkataDate(deps.clock.now());
+  const today = kolkataDate(dataClock(deps.clock, 'today', { integrationId }).now());
   let picks = false;
   let propertyId: number | null = null;
   const attempt = () =>
@@ -192,10 +193,10 @@ export async function createBooking(
  * the brand's next DL-<n>; the channel to `direct`.
  */
 export async function hostCreateBooking(deps: Deps, propertyId: number, input: HostCreateBookingInput): Promise<BookingView> {
-  notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
   // Host ids are unique per brand: another brand's booking with the same id is not looked at.
   const brandId = await propertyBrandId(deps.db, propertyId);
   if (brandId === null) throw notFound('No such property.');
+  notBeforeToday(input.check_in, kolkataDate(dataClock(deps.clock, 'today', { brandId }).now()));
   const units = await selectPropertyUnits(deps.db, propertyId, null);
   if (input.external_booking_id !== undefined) {
     const taken = await hostBookingIdOf(deps.db, brandId, input.external_booking_id);

@@ -2,6 +2,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
+import { dataClock } from '../../lib/clock.js';
 import { decideStay, holdStay, isHoldConflict, refuseUnbookable, releaseStay } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
@@ -123,7 +124,7 @@ async function applyChange(
   attempt: Attempted = {},
 ): Promise<Outcome> {
   const now = deps.clock.now();
-  const today = kolkataDate(now);
+  const today = kolkataDate(dataClock(deps.clock, 'today', { brandId: lock.brandId }).now());
   const actorIntegrationId = isHost(viewer) ? null : viewer.integrationId;
   // Coverage removed (docs/decisions.md, "Coverage"): the integration keeps reading and may cancel
   // its own bookings of the property, but changes nothing else there, and so holds nothing.

@@ -9,8 +9,9 @@ import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { API_VERSION, EVENT_TYPES } from '../../lib/contract.js';
-import { findBrand, findIntegration, loadIntegrationWithFigures, lockLegacySealedSecrets, newestSealedSecret, nextIntegrationId, setSealedSecrets, slugExists } from './integrations.sql.js';
+import { findBrand, findIntegration, loadIntegrationWithFigures, advanceBrandOffset, brandIntegrationIds, lockLegacySealedSecrets, newestSealedSecret, nextIntegrationId, selectBrandOffsets, setSealedSecrets, slugExists } from './integrations.sql.js';
 import { requireAdmin, type StaffIdentity } from './staff-tokens.service.js';
+import type { Clock } from '../../lib/clock.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -239,7 +240,31 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
     if (isUniqueViolation(error)) throw fail('SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
     throw error;
   }
+  // An integration of a brand whose clock runs ahead reads that clock from its first request.
+  if (deps.clock.brandOffsetSeconds(input.brand_id) !== 0) await reloadBrandClocks(deps);
   return { integration: await staffIntegrationView(deps, row.id), api_key: apiKey, webhook_secret: webhookSecret };
+}
+
+/** Reads every brand's clock offset into this process's clock (at start, after a move, and on a timer for other processes' moves). */
+export async function reloadBrandClocks(deps: Pick<Deps, 'db' | 'clock'>): Promise<boolean> {
+  const offsets = await selectBrandOffsets(deps.db);
+  // Offsets only grow, so a change is a brand that moved or an integration new to a moved brand.
+  const changed = offsets.some(
+    (o) => deps.clock.brandOffsetSeconds(o.brandId) !== o.offsetSeconds || o.integrationIds.some((id) => deps.clock.ofIntegration(id) !== deps.clock.ofBrand(o.brandId)),
+  );
+  deps.clock.setBrandOffsets(offsets);
+  return changed;
+}
+
+/**
+ * Moves a sandbox brand's clock forward (only its own data's time rules read it; src/lib/clock.ts)
+ * and answers the brand's clock. The caller has checked that the brand is a sandbox.
+ */
+export async function advanceBrandClock(deps: Deps, brandId: number, seconds: number): Promise<{ clock: Clock; integrationIds: number[] }> {
+  await advanceBrandOffset(deps.db, brandId, seconds);
+  await reloadBrandClocks(deps);
+  deps.signals.emit('clock');
+  return { clock: deps.clock.ofBrand(brandId), integrationIds: (await brandIntegrationIds(deps.db, brandId)) };
 }
 
 export interface UpdateIntegrationInput {

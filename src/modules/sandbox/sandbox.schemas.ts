@@ -97,8 +97,8 @@ export const SandboxRestrictionBody = Type.Object({
 export type SandboxRestrictionInput = Static<typeof SandboxRestrictionBody>;
 
 export const SandboxClockBody = Type.Object({
-  days: Type.Integer({ minimum: 1, maximum: 366, description: 'Days to move the service clock forward (1 to 366)' }),
-});
+  days: Type.Integer({ minimum: 1, maximum: 366, description: 'Days to move the brand’s clock forward (1 to 366)' }),
+}, Strict);
 
 export const HostEditAnswer = Type.Object({
   doorloom_id: Type.Integer(),
@@ -107,6 +107,6 @@ export const HostEditAnswer = Type.Object({
 });
 
 export const ClockAnswer = Type.Object({
-  now: Type.String({ description: 'The service clock after the move (ISO-8601 with +05:30)' }),
-  offset_seconds: Type.Integer({ description: 'How far the service clock runs ahead of real time' }),
+  now: Type.String({ description: 'The brand’s clock (ISO-8601 with +05:30)' }),
+  offset_seconds: Type.Integer({ description: 'How far the brand’s clock runs ahead of real time' }),
 });

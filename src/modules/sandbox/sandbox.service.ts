@@ -5,11 +5,14 @@
  * the host's (origin `doorloom`, to every integration covering the property).
  */
 import type { Deps } from '../../deps.js';
-import { fail, notFound } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { cancelBooking, getBooking, hostCreateBooking } from '../bookings/bookings.service.js';
 import { setCalendar, setRateOverrides, setRestrictions, type HostEditResult } from '../calendar/calendar.service.js';
-import { advanceServiceClock } from '../clock/clock.routes.js';
+import { rollHorizon } from '../calendar/calendar.horizon.js';
+import { advanceBrandClock } from '../integrations/integrations.service.js';
+import { expireEvents } from '../jobs/jobs.daily.js';
+import type { Clock } from '../../lib/clock.js';
 import { requireCoveredProperty } from '../properties/properties.resolve.js';
 import { archiveProperty, getProperty } from '../properties/properties.service.js';
 import type {
@@ -92,11 +95,23 @@ export async function sandboxArchive(deps: Deps, integrationId: number, ref: str
   return getProperty(deps, integrationId, String(propertyId));
 }
 
-/** Staff `POST /clock`, in days; only when the service runs with TEST_CLOCK=1. */
-export async function sandboxAdvanceClock(deps: Deps, days: number) {
-  if (!deps.config.testClock) {
-    throw fail('TEST_CLOCK_DISABLED', 'The service runs on real time (TEST_CLOCK is off), so its clock cannot be moved.');
-  }
-  await advanceServiceClock(deps, days * DAY_SECONDS);
-  return { now: formatTimestamp(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds()) };
+/** A brand's clock as the sandbox answers it: its time, and how far it runs ahead of real time. */
+const clockView = (clock: Clock) => ({ now: formatTimestamp(clock.now()), offset_seconds: Math.round(clock.offsetSeconds()) });
+
+/** The calling integration's brand clock. */
+export function sandboxClock(deps: Deps, brandId: number) {
+  return clockView(deps.clock.ofBrand(brandId));
+}
+
+/**
+ * Moves the calling integration's brand clock forward by whole days: only that brand's data's time
+ * rules read it (src/lib/clock.ts), so it needs no test clock. What fell due on the brand's clock
+ * is done before the answer: the horizon roll and event retention of the brand's integrations;
+ * deliveries and their retries follow within about a second.
+ */
+export async function sandboxAdvanceClock(deps: Deps, brandId: number, days: number) {
+  const { clock, integrationIds } = await advanceBrandClock(deps, brandId, days * DAY_SECONDS);
+  await rollHorizon(deps, { integrationIds });
+  await expireEvents(deps, integrationIds);
+  return clockView(clock);
 }

@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector } from '../../http/errors.js';
@@ -66,7 +67,8 @@ export async function requestSync(
   /** The route's verdict on the body when it failed validation: answered once the call is counted. */
   invalidBody?: Error,
 ): Promise<SyncAccepted> {
-  const now = deps.clock.nowMs();
+  // The day's calls and the 24-hour window run on the brand's clock (a sandbox brand's own).
+  const now = dataClock(deps.clock, 'resyncWindow', { integrationId }).nowMs();
   const today = kolkataDate(now);
 
   const calls = await countSyncCall(deps.db, integrationId, today);

@@ -1,3 +1,4 @@
+import { dataClock, serviceClock } from '../../lib/clock.js';
 import os from 'node:os';
 import type { Deps } from '../../deps.js';
 import { FailureGate } from '../../lib/backoff.js';
@@ -147,7 +148,8 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
     try {
       do {
         rescan = false;
-        for (const id of await dueIntegrations(deps.db, deps.clock.now())) kickOne(id);
+        // Due on the latest clock there is: one due only on its brand's clock finds itself 'waiting'.
+        for (const id of await dueIntegrations(deps.db, new Date(deps.clock.nowMs() + deps.clock.maxBrandOffsetSeconds() * 1000))) kickOne(id);
       } while (rescan && !stopping);
       scanGate.succeeded();
     } catch (error) {
@@ -193,7 +195,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
 
   /** An event's delivery headers, signed at the current second of the service clock. */
   function sign(target: Target, id: string, body: string): Signed {
-    const timestamp = Math.floor(deps.clock.nowMs() / 1000);
+    const timestamp = Math.floor(serviceClock(deps.clock, 'signatures').nowMs() / 1000);
     return { id, timestamp, headers: deliveryHeaders({ slug: target.slug, id, timestamp, body, keys: target.keys }) };
   }
 
@@ -216,7 +218,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
 
   /** A paused integration's ping; a 2xx resumes it. */
   async function ping(state: DeliveryState, run: Run, lease: Lease): Promise<boolean> {
-    const at = deps.clock.nowMs();
+    const at = dataClock(deps.clock, 'deliveryRetries', { integrationId: state.id }).nowMs();
     const id = ulid(at);
     const body = JSON.stringify({
       id,
@@ -237,6 +239,8 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
 
   async function deliver(id: number, run: Run, lease: Lease): Promise<RunEnd> {
     let state = await loadDeliveryState(deps.db, id);
+    // The retry ladder, the pause and the attempts' times run on the brand's clock; signatures on the service's (sign).
+    const clock = dataClock(deps.clock, 'deliveryRetries', { integrationId: id });
     const out = new OutcomeBuffer(deps, id, WORKER_NAME, (state?.consecutive_failures ?? 0) > 0, lease);
     const live = () => !stopping && !run.aborted && claims.holds(lease);
     let cursor = 0;
@@ -249,7 +253,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
           // a read taken while a flush was resetting the counters may still show them
           state = { ...state, consecutive_failures: 0, next_attempt_at: null };
         }
-        const now = deps.clock.nowMs();
+        const now = clock.nowMs();
         if (state.next_attempt_at && state.next_attempt_at.getTime() > now) return 'waiting';
         if (state.status === 'paused') {
           if (!(await ping(state, run, lease))) return 'waiting';
@@ -300,7 +304,7 @@ export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions =
             cursor = event.sequence;
             continue;
           }
-          const at = deps.clock.nowMs();
+          const at = clock.nowMs();
           const sending = send(target, event.id, event.body, run, presigned);
           presigned = null;
           // The next event is signed while this one is on the wire (the two HMACs of a 3.7 KB body

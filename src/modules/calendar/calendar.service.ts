@@ -278,8 +278,10 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
   // The known rules only: any other key of `rules` would become a column name in the upsert (a 500).
   const ruleKeys = body.rules ? RULE_KEYS.filter((k) => body.rules![k] !== undefined) : [];
   let window: DateWindow | null = null;
+  // Read before the edit's transaction (which holds the only connection of the embedded engine).
+  const today = await propertyToday(deps, propertyId);
   if (perNight.length > 0 || body.from !== undefined || body.to !== undefined) {
-    window = checkNights(errors, body.from, body.to, await propertyToday(deps, propertyId));
+    window = checkNights(errors, body.from, body.to, today);
     if (perNight.length === 0) errors.add('min_stay', 'min_stay, max_stay, stop_sell, closed_to_arrival or closed_to_departure is required with from and to');
   } else if (ruleKeys.length === 0) {
     errors.add('rules', 'rules, or from and to with per-night restrictions, are required');
@@ -328,7 +330,6 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
       nights: ruleKeys.length > 0 ? 'horizon' : window!,
       settings: settingsOf(deps),
     });
-    const today = await propertyToday(deps, propertyId);
     const shown = window ?? { from: today, to: today };
     const data = await loadCalendarData(trx, propertyId, shown, new Set(['restrictions']), null);
     const payload = buildPayload('restrictions', data, shown, settingsOf(deps));

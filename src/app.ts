@@ -29,7 +29,7 @@ import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/boo
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 import { registerConsole } from './modules/console/console.assets.js';
 import { registerMetrics } from './modules/metrics/metrics.routes.js';
-import { registerSandboxRoutes, sandboxGate } from './modules/sandbox/sandbox.routes.js';
+import { isHiddenSandboxRequest, registerSandboxRoutes, sandboxGate } from './modules/sandbox/sandbox.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
@@ -311,6 +311,8 @@ function installErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return sendFailure(reply, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB.');
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        // An unknown path reads no body of another media type: a hidden route must not either.
+        if (isHiddenSandboxRequest(request)) return sendFailure(reply, 'NOT_FOUND', 'No such endpoint.');
         return sendFailure(reply, 'UNSUPPORTED_MEDIA_TYPE', 'Send request bodies as Content-Type: application/json.');
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':

@@ -64,6 +64,9 @@ export interface SandboxGateOptions {
 
 const hidden = new WeakSet<FastifyRequest>();
 
+/** Whether the request reached a sandbox route it may not see (answered as an unknown path). */
+export const isHiddenSandboxRequest = (request: FastifyRequest): boolean => hidden.has(request);
+
 /**
  * Hooks of the sandbox scope. A request that is not from an active sandbox integration is answered
  * exactly as a path the service does not have, step by step: counted per address only when it

@@ -90,8 +90,8 @@ export async function secureDataDir(dir: string, options: { files?: boolean } = 
 async function keepDataDirPrivate(dir: string, database: Database, logger: pino.Logger): Promise<void> {
   const sweep = () => secureDataDir(dir).catch((error) => logger.warn({ err: error }, 'could not restrict DATA_DIR permissions'));
   await secureDataDir(dir);
-  const timer = setInterval(sweep, 60_000).unref();
-  const close = database.close;
+  const timer = setInterval(() => void sweep(), 60_000).unref();
+  const close = database.close.bind(database);
   database.close = async () => {
     clearInterval(timer);
     await close();

@@ -218,7 +218,7 @@ export interface RateLimiter {
    * Counts a request under the prefix that the router refused before any hook ran (a malformed or
    * over-long path) against its source address, and sets the X-RateLimit fields; throws the 429.
    */
-  countUnrouted(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  countUnrouted(this: void, request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -264,7 +264,7 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
     if (counters.seen(window, bucket) < IP_TIER.limit) return;
     // At the limit already, this one is over whatever else happens: counting it would change only
     // the stored number. The embedded store counts it (free); PostgreSQL is spared the round trip.
-    if (counters.inMemory) counters.hit(window, [bucket]);
+    if (counters.inMemory) void counters.hit(window, [bucket]);
     setHeaders(reply, [usage(IP_TIER, IP_TIER.limit + 1)], resetSeconds);
     throw rateLimited(IP_TIER, resetSeconds);
   }

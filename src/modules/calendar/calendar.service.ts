@@ -92,8 +92,14 @@ export interface HostEditResult {
 /** Validates the nights of a host edit: real dates, from ≤ to, to at most 730 days ahead. */
 function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, today: string): DateWindow | null {
   let ok = true;
-  if (!isValidDate(from)) (errors.add('from', from === undefined ? 'is required' : DATE_MESSAGE), (ok = false));
-  if (!isValidDate(to)) (errors.add('to', to === undefined ? 'is required' : DATE_MESSAGE), (ok = false));
+  if (!isValidDate(from)) {
+    errors.add('from', from === undefined ? 'is required' : DATE_MESSAGE);
+    ok = false;
+  }
+  if (!isValidDate(to)) {
+    errors.add('to', to === undefined ? 'is required' : DATE_MESSAGE);
+    ok = false;
+  }
   if (!ok) return null;
   const window = { from: from as string, to: to as string };
   const horizon = addDays(today, SNAPSHOT_HORIZON_DAYS);

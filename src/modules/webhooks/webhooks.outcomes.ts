@@ -6,7 +6,7 @@ import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason }
 import type { SendResult } from './webhooks.send.js';
 import { countEventFailure, countFailedPing, insertAttempts, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
 import { integrationStatus, setIntegrationStatus } from '../integrations/integrations.sql.js';
-import { holdLease, type Lease } from './webhooks.leases.sql.js';
+import { holdLease, type Lease } from '../leases/leases.sql.js';
 
 /** One attempt as the attempt log keeps it. */
 export interface Attempt {
@@ -61,7 +61,7 @@ export class OutcomeBuffer {
   private items: Done[] = [];
   private firstQueuedAt = 0;
   private inflight: Promise<void> | null = null;
-  private failure: unknown = null;
+  private failure: { error: unknown } | null = null;
   /** Latest success not yet written to the integration row. */
   private untouched: number | null = null;
   private lastTouch = 0;
@@ -101,24 +101,29 @@ export class OutcomeBuffer {
 
   /** Starts a flush when one is due; waits only when too much is unwritten. */
   async maybeFlush(): Promise<void> {
-    if (this.failure) throw this.failure;
+    this.throwFailure();
     if (!this.inflight && this.items.length > 0 && (this.items.length >= FLUSH_AT || performance.now() - this.firstQueuedAt >= FLUSH_AFTER_MS)) {
       this.start();
     }
     if (this.items.length >= MAX_UNWRITTEN && this.inflight) await this.inflight;
-    if (this.failure) throw this.failure;
+    this.throwFailure();
   }
 
   /** Writes everything buffered, then the integration's last success if still unwritten. */
   async drain(): Promise<void> {
     for (;;) {
-      if (this.failure) throw this.failure;
+      this.throwFailure();
       if (this.inflight) await this.inflight;
       else if (this.items.length > 0) this.start();
       else break;
     }
-    if (this.failure) throw this.failure;
+    this.throwFailure();
     if (this.untouched !== null) await this.touch(this.untouched);
+  }
+
+  /** Once a write has failed, every later call fails with its error. */
+  private throwFailure(): void {
+    if (this.failure) throw this.failure.error;
   }
 
   private start(): void {
@@ -126,7 +131,7 @@ export class OutcomeBuffer {
     this.items = [];
     this.inflight = this.write(items)
       .catch((error) => {
-        this.failure = error;
+        this.failure = { error };
       })
       .finally(() => {
         this.inflight = null;

@@ -104,7 +104,7 @@ export function createSender(policy: TargetPolicy): Sender {
     // (Node does not call `lookup` for an IP literal: deliveryTargetProblem judges those).
     // With it, the names that resolved to such an address are remembered (for good: a name that
     // did once may again), so that their answers are marked private.
-    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: (policy.private ? recordingLookup(privateNames) : guardedLookup()) as never },
+    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: policy.private ? recordingLookup(privateNames) : guardedLookup() },
     // The response deadline is the integration's, kept below; undici's own would answer first.
     headersTimeout: 0,
     bodyTimeout: 0,
@@ -146,7 +146,7 @@ export function createSender(policy: TargetPolicy): Sender {
         error: null,
         durationMs: Math.round(performance.now() - started),
         // NUL cannot be stored in a text column
-        body: Buffer.concat(kept).toString('utf8').replace(/\u0000/g, ''),
+        body: Buffer.concat(kept).toString('utf8').replaceAll('\u0000', ''),
       });
       const fail = (code: string, message: string, retry = false) =>
         finish({ ok: false, status: null, error: `${code}: ${message}`, durationMs: Math.round(performance.now() - started), body: null }, retry);

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction, t
 import type { DB } from '../../db/schema.js';
 import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhooks.tables.js';
 import { deliveryConfigSource } from '../integrations/integrations.sql.js';
-import { leaseHeldQuery, LeaseLostError, type Lease } from './webhooks.leases.sql.js';
+import { leaseHeldQuery, LeaseLostError, type Lease } from '../leases/leases.sql.js';
 import { eventLog } from '../events/events.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -153,6 +153,11 @@ export async function selectDeliveryStates(db: Q, integrationIds: number[]) {
   return new Map(rows.map((r) => [r.integration_id, r]));
 }
 
+/** The delivery state of every integration whose delivery is paused (the alerts and /metrics). */
+export function selectPausedStates(db: Q) {
+  return deliveryStateSource(db).where('paused_at', 'is not', null).orderBy('integration_id').execute();
+}
+
 /** One integration's events still to deliver, each with its failed attempts so far (`attempts`), in sequence order. */
 function pendingQueue(db: Q, integrationId: number) {
   return db
@@ -236,7 +241,7 @@ function attemptColumns(rows: AttemptRow[]) {
     eventType: rows.map((r) => r.event_type),
     sequence: rows.map((r) => r.sequence ?? null),
     attempt: rows.map((r) => r.attempt ?? null),
-    at: rows.map((r) => (r.attempted_at as Date).toISOString()),
+    at: rows.map((r) => (r.attempted_at).toISOString()),
     duration: rows.map((r) => r.duration_ms),
     status: rows.map((r) => r.status_code ?? null),
     error: rows.map((r) => r.error ?? null),

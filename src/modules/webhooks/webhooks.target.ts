@@ -72,6 +72,28 @@ export async function sendEvent(deps: Deps, sender: Sender, target: Target, even
   return result;
 }
 
+/**
+ * Posts one event and signs the following one while it is on the wire (the two HMACs of a 3.7 KB
+ * body were ~10 % of the stream's CPU): in the loop's check phase, once this request has been
+ * written. Those headers are for use once this one is answered 2xx; an answer that comes first
+ * leaves the next event to be signed as it is sent (`presigned` null).
+ */
+export async function sendSigningNext(
+  deps: Deps,
+  sender: Sender,
+  target: Target,
+  event: Outgoing,
+  following: { id: string; type: string; body: string } | undefined,
+): Promise<{ result: SendResult; presigned: Signed | null }> {
+  let presigned: Signed | null = null;
+  const sending = sendEvent(deps, sender, target, event);
+  const signing =
+    following && target.url && target.types.has(following.type) ? setImmediate(() => (presigned = signEvent(deps, target, following.id, following.body))) : null;
+  const result = await sending;
+  if (signing) clearImmediate(signing);
+  return { result, presigned };
+}
+
 /** A paused integration's ping at `at` (service clock): its event id and body. */
 export function pingEvent(state: DeliveryState, at: number): { id: string; body: string } {
   const id = ulid(at);

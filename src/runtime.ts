@@ -14,7 +14,7 @@ import { createIdempotencyStatements } from './http/idempotency.js';
 import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
-import { resealWebhookSecrets } from './modules/integrations/integrations.service.js';
+import { checkSecretsKey, reloadBrandClocks, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
 import { createIntegrationViewCache } from './modules/accounts/accounts.service.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
@@ -115,6 +115,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
     staffTokenUses: new Map(),
     knownStaffCredentials: new Map(),
+    staffVerifiedFrom: new Map(),
     snapshots: new SnapshotCache(),
   };
 }
@@ -145,6 +146,8 @@ export async function createRuntime(
   };
   const resealed = await resealWebhookSecrets(deps);
   if (resealed > 0) logger.info({ integrations: resealed }, `webhook secrets of ${resealed} integrations sealed again with their integration id`);
+  await checkSecretsKey(deps);
+  await reloadBrandClocks(deps);
   if (deps.engine === 'postgres') keepSnapshotsFresh(deps);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });

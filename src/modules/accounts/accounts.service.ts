@@ -8,6 +8,7 @@ import { forgetIntegration } from '../integrations/integrations.auth.js';
 import {
   insertIntegration,
   newIntegrationSlug,
+  reloadBrandClocks,
   slugTaken,
   updateIntegrationRow,
   type CreateIntegrationInput,
@@ -138,6 +139,8 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
     if (isUniqueViolation(error)) throw slugTaken(slug);
     throw error;
   }
+  // An integration of a brand whose clock runs ahead reads that clock from its first request.
+  if (deps.clock.brandOffsetSeconds(input.brand_id) !== 0) await reloadBrandClocks(deps);
   return { integration: await staffIntegrationView(deps, created.id), api_key: created.apiKey, webhook_secret: created.webhookSecret };
 }
 

@@ -94,7 +94,7 @@ export type CreateBookingInput = Static<typeof CreateBookingBody>;
 /** Staff `POST /properties/{id}/bookings`: the property is the path; the id and channel are optional. */
 export const HostCreateBookingBody = Type.Object({
   ...CreateBookingBody.properties,
-  external_booking_id: opt(text(128, 'Defaults to DL-<id>')),
+  external_booking_id: opt(text(128, 'Defaults to DL-<n>, numbered per brand; unique among the brand’s host bookings')),
   property: opt(Type.Unknown({ description: 'Ignored: the property is the path' })),
   source: opt(
     Type.Object({

@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
@@ -31,6 +32,7 @@ export function attemptRow(integrationId: number, worker: string, a: Attempt): A
     error: a.result.error,
     success: a.result.ok,
     response_body: a.result.body,
+    private_answer: a.result.privateAddress === true,
     worker,
   };
 }
@@ -209,7 +211,7 @@ export async function recordEventFailure(
     const status = await integrationStatus(trx, integrationId, true);
     const row = await lockFailureCounters(trx, integrationId);
     const eventFailures = await countEventFailure(trx, integrationId, sequence);
-    const now = deps.clock.nowMs();
+    const now = dataClock(deps.clock, 'deliveryRetries', { integrationId }).nowMs();
     const failures = row.consecutive_failures + 1;
     const firstFailureAt = row.first_failure_at?.getTime() ?? now;
     const decided = afterFailure(
@@ -248,7 +250,7 @@ export async function recordEventFailure(
 
 /** Pauses an active integration now; its first ping is due in 15 minutes. */
 export async function pauseIntegration(deps: Deps, subject: Subject, reason: PauseReason, lease: Lease | null = null): Promise<void> {
-  const now = deps.clock.nowMs();
+  const now = dataClock(deps.clock, 'deliveryRetries', { integrationId: subject.integrationId }).nowMs();
   const paused = await deps.db.transaction().execute(async (trx) => {
     if (lease) await holdLease(trx, lease);
     if (!(await setIntegrationStatus(trx, subject.integrationId, 'paused', ['active'], new Date(now)))) return false;
@@ -294,7 +296,7 @@ export async function recordPing(deps: Deps, subject: Subject, worker: string, a
   const { integrationId } = subject;
   const resumed = await deps.db.transaction().execute(async (trx) => {
     if (lease) await holdLease(trx, lease);
-    const now = deps.clock.nowMs();
+    const now = dataClock(deps.clock, 'deliveryRetries', { integrationId }).nowMs();
     let resumed = false;
     if (attempt.result.ok) {
       resumed = await resumeDelivery(trx, integrationId, { at: new Date(now), from: ['paused'], succeededAt: new Date(now) });

@@ -10,7 +10,6 @@ import type { AuthCache } from './modules/integrations/integrations.auth.js';
 import type { IdempotencyStatements } from './http/idempotency.js';
 import type { CounterStore, KnownCredentials } from './http/rate-limit.js';
 import type { VerifiedFrom } from './http/staff-lockout.js';
-import type { IntegrationViewCache } from './modules/accounts/accounts.service.js';
 import type { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
 import type { StaffTokenUses } from './modules/integrations/staff-tokens.service.js';
 import type { Metrics } from './modules/metrics/metrics.js';
@@ -41,10 +40,6 @@ export interface RuntimeState {
   changes: TableChanges;
   /** API keys verified a moment ago. */
   authCache: AuthCache;
-  /** GET /me views until a write to what they show. */
-  integrationViews: IntegrationViewCache;
-  /** The JSON answer of each cached GET /me view, serialised once. */
-  meBodies: WeakMap<object, string>;
   /** Batched claim and completion statements of Idempotency-Keys. */
   idempotency: IdempotencyStatements;
   /** Request rate counters (a shared table on PostgreSQL). */

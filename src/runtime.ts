@@ -15,7 +15,6 @@ import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { checkSecretsKey, reloadBrandClocks, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
-import { createIntegrationViewCache } from './modules/accounts/accounts.service.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
 import { keepSnapshotsFresh } from './modules/calendar/calendar.snapshot-refresh.js';
@@ -82,15 +81,17 @@ export async function secureDataDir(dir: string, options: { files?: boolean } = 
  * once the database is open, every minute while it runs (new relation files), and after it closes.
  * The 0700 directory already keeps other users out in between.
  */
-async function keepDataDirPrivate(dir: string, database: Database, logger: pino.Logger): Promise<void> {
+async function keepDataDirPrivate(dir: string, database: Database, logger: pino.Logger): Promise<Database> {
   const sweep = () => secureDataDir(dir).catch((error) => logger.warn({ err: error }, 'could not restrict DATA_DIR permissions'));
   await secureDataDir(dir);
   const timer = setInterval(() => void sweep(), 60_000).unref();
-  const close = database.close.bind(database);
-  database.close = async () => {
-    clearInterval(timer);
-    await close();
-    await sweep();
+  return {
+    ...database,
+    close: async () => {
+      clearInterval(timer);
+      await database.close();
+      await sweep();
+    },
   };
 }
 
@@ -109,8 +110,6 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
   return {
     changes: database.changes,
     authCache: createAuthCache(),
-    integrationViews: createIntegrationViewCache(),
-    meBodies: new WeakMap(),
     idempotency: createIdempotencyStatements(database.db),
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
     staffTokenUses: new Map(),
@@ -130,10 +129,13 @@ export async function createRuntime(
   // the directory first (nobody else may enter it); its files once the database has opened them
   if (embeddedOnDisk) await secureDataDir(config.dataDir, { files: false });
   const key = await resolveSecretsKey(config);
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: logger, poolMode: config.databasePoolMode, ...databaseOptions });
-  const migrations = await migrate(database.db, databaseOptions.schema);
-  if (embeddedOnDisk) await keepDataDirPrivate(config.dataDir, database, logger);
+  const opened = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: logger, poolMode: config.databasePoolMode, ...databaseOptions });
+  const migrations = await migrate(opened.db, databaseOptions.schema);
+  const database = embeddedOnDisk ? await keepDataDirPrivate(config.dataDir, opened, logger) : opened;
   const clock = createClock(config.testClock ? await loadClockOffset(database.db) : 0);
+  const signals = new Signals();
+  // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
+  const metrics = createMetrics({ db: database.db, clock, signals }, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
   const deps: Deps = {
     config,
     db: database.db,
@@ -141,7 +143,8 @@ export async function createRuntime(
     clock,
     secrets: createSecretBox(key),
     log: logger,
-    signals: new Signals(),
+    signals,
+    metrics,
     state: createRuntimeState(database, logger),
   };
   const resealed = await resealWebhookSecrets(deps);
@@ -149,9 +152,7 @@ export async function createRuntime(
   await checkSecretsKey(deps);
   await reloadBrandClocks(deps);
   if (deps.engine === 'postgres') keepSnapshotsFresh(deps);
-  // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
-  deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });
-  deps.state.snapshots.onUnreadDropped = () => deps.metrics?.availabilitySnapshot('rebuild_unread');
+  deps.state.snapshots.onUnreadDropped = () => metrics.availabilitySnapshot('rebuild_unread');
   deps.signals.on(INPUTS_SIGNAL, (propertyIds) => {
     for (const id of propertyIds) deps.state.snapshots.noteTouch(id);
   });

@@ -6,10 +6,13 @@ import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
 import { noStore } from '../integrations/integrations.routes.js';
 import { CreateIntegrationBody, IdParams, IntegrationView, StaffIntegrationView, UpdateIntegrationBody } from '../integrations/integrations.schemas.js';
-import { createIntegration, integrationView, resumeIntegrationWebhook, staffIntegrationView, updateIntegration } from './accounts.service.js';
+import { createIntegration, integrationView, resumeIntegrationWebhook, staffIntegrationView, updateIntegration, type IntegrationViewCache } from './accounts.service.js';
 
 /** GET /me on the integrations API. */
 export function registerAccountRoutes(api: FastifyInstance, deps: Deps): void {
+  const views: IntegrationViewCache = new Map();
+  // The JSON answer of each cached view, serialised once.
+  const bodies = new WeakMap<object, string>();
   api.get(
     '/me',
     {
@@ -20,9 +23,8 @@ export function registerAccountRoutes(api: FastifyInstance, deps: Deps): void {
       },
     },
     async (request, reply) => {
-      const view = await integrationView(deps, request.integration.id);
+      const view = await integrationView(deps, views, request.integration.id);
       // A cached view is answered with the bytes it was serialised to the first time.
-      const bodies = deps.state.meBodies;
       let body = bodies.get(view);
       if (body === undefined) bodies.set(view, (body = JSON.stringify(successBody('Integration retrieved.', view))));
       return sendJson(reply, 200, body);

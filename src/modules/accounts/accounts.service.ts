@@ -44,15 +44,14 @@ export const VIEW_SHARED_MS = 1000;
 const VIEW_CACHE_MAX = 10_000;
 type View = ReturnType<typeof buildView>;
 
-/** Integration views by id, with the write version they were read at; one per runtime (Deps.state.integrationViews). */
+/** Integration views by id, with the write version they were read at (one per app: registerAccountRoutes). */
 export type IntegrationViewCache = Map<number, { version: number; until: number; view: View }>;
-export const createIntegrationViewCache = (): IntegrationViewCache => new Map();
 
 const figureSources = (db: Deps['db']): FigureSources => ({ delivery: deliveryStateSource(db), coverage: coverageSource(db) });
 
 /** The Integration resource of GET /me. */
-export async function integrationView(deps: Deps, integrationId: number): Promise<View> {
-  const { changes, integrationViews: cache } = deps.state;
+export async function integrationView(deps: Deps, cache: IntegrationViewCache, integrationId: number): Promise<View> {
+  const { changes } = deps.state;
   const version = changes.version(VIEW_TABLES);
   const now = deps.clock.nowMs();
   const hit = cache.get(integrationId);

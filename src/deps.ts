@@ -12,7 +12,7 @@ import type { CounterStore, KnownCredentials } from './http/rate-limit.js';
 import type { VerifiedFrom } from './http/staff-lockout.js';
 import type { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
 import type { StaffTokenUses } from './modules/integrations/staff-tokens.service.js';
-import type { Metrics } from './modules/metrics/metrics.js';
+import type { Metrics } from './lib/metrics.js';
 import type { Signals } from './signals.js';
 
 /** What the service's parts are given: plain parameters, no container. */

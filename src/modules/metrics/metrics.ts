@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Deps } from '../../deps.js';
+import { DELIVERY_OUTCOMES, SNAPSHOT_OUTCOMES, type AttemptResult, type DeliveryOutcome, type Metrics } from '../../lib/metrics.js';
 import type { PoolStats } from '../../db/database.js';
 import { selectIntegrationStates } from '../integrations/integrations.listing.sql.js';
 import { backlogByIntegration } from '../webhooks/webhooks.stats.sql.js';
@@ -8,27 +9,11 @@ import { selectPausedStates } from '../webhooks/webhooks.sql.js';
 import { probeClockRow } from '../clock/clock.sql.js';
 import { retainedEventCount } from '../events/events.sql.js';
 
-/** How an availability snapshot was had (calendar.snapshots.ts, calendar.snapshot-refresh.ts). */
-const SNAPSHOT_OUTCOMES = ['kept', 'built', 'rebuilt_after_write', 'rebuild_failed', 'rebuild_unread'] as const;
-export type SnapshotOutcome = (typeof SNAPSHOT_OUTCOMES)[number];
-
-/** What a delivery attempt's outcome is counted as. */
-const DELIVERY_OUTCOMES = ['success', 'http_error', 'timeout', 'network_error', 'refused'] as const;
-export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
-
 /** A counter by `outcome`, each outcome listed at 0 from the start (a rate over a missing series is no rate). */
 function outcomeCounter(registry: Registry, name: string, help: string, outcomes: readonly string[]): Counter<'outcome'> {
   const counter = new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] });
   for (const outcome of outcomes) counter.inc({ outcome }, 0);
   return counter;
-}
-
-/** An attempt as the sender reports it (see webhooks.send.ts SendResult). */
-export interface AttemptResult {
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
 }
 
 /**
@@ -61,21 +46,6 @@ function processMetrics(): Registry {
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-
-export interface Metrics {
-  registry: Registry;
-  /** One answered HTTP request: `route` is the route template (null when no route matched). */
-  httpRequest(route: string | null, method: string, status: number, seconds: number): void;
-  /** Events committed, by kind. */
-  eventsRecorded(byType: ReadonlyMap<string, number>): void;
-  /** One webhook delivery attempt (events and pings). */
-  deliveryAttempt(result: AttemptResult): void;
-  /** An availability snapshot served from what the process keeps, built for a read, or rebuilt after a write (and whether that rebuild was ever read). */
-  availabilitySnapshot(outcome: SnapshotOutcome): void;
-  /** The metrics text: this process's, or with WORKERS above 1 the whole node's (asked of the primary). */
-  text(): Promise<string>;
-  contentType: string;
-}
 
 interface Snapshot {
   states: Awaited<ReturnType<typeof selectIntegrationStates>>;

@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import os from 'node:os';
 import type { Deps } from '../../deps.js';
 import type { Claims, Lease } from '../leases/leases.claims.js';
@@ -80,13 +81,18 @@ export class StreamDelivery {
     return !this.ctx.stopping() && !this.control.aborted && this.ctx.claims.holds(this.lease);
   }
 
+  private clock() {
+    return dataClock(this.ctx.deps.clock, 'deliveryRetries', { integrationId: this.integrationId });
+  }
+
   /** Why the stream may not send now (null: it may); `again` after a ping that answered. */
   private async holdBack(): Promise<'idle' | 'waiting' | 'again' | null> {
     let state = this.state;
     if (!state || state.status === 'disabled' || !state.webhook_url) return 'idle';
     // a read taken while a flush was resetting the counters may still show them
     if (this.out.succeeded) state = this.state = { ...state, consecutive_failures: 0, next_attempt_at: null };
-    const now = this.ctx.deps.clock.nowMs();
+    // The retry ladder, the pause and the attempts' times run on the brand's clock; signatures on the service's.
+    const now = this.clock().nowMs();
     if (state.next_attempt_at && state.next_attempt_at.getTime() > now) return 'waiting';
     if (state.status === 'paused') {
       if (!(await this.ping(state))) return 'waiting';
@@ -108,7 +114,7 @@ export class StreamDelivery {
   /** A paused integration's ping; a 2xx resumes it. */
   private async ping(state: DeliveryState): Promise<boolean> {
     const { deps, sender } = this.ctx;
-    const at = deps.clock.nowMs();
+    const at = this.clock().nowMs();
     const { id, body } = pingEvent(state, at);
     const result = await sendEvent(deps, sender, await targetOf(deps, state), { id, body, cancellable: this.cancellable });
     if (this.control.aborted) return false;
@@ -130,7 +136,7 @@ export class StreamDelivery {
         this.read.cursor = event.sequence;
         continue;
       }
-      const at = deps.clock.nowMs();
+      const at = this.clock().nowMs();
       const sent = await sendSigningNext(deps, this.ctx.sender, target, { id: event.id, body: event.body, presigned, cancellable: this.cancellable }, batch[i + 1]);
       const result: SendResult = sent.result;
       presigned = sent.presigned;

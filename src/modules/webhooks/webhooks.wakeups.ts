@@ -69,7 +69,9 @@ export class ScanLoop {
   private async once(): Promise<void> {
     if (this.stopped) return;
     try {
-      for (const id of await dueIntegrations(this.deps.db, this.deps.clock.now())) this.due(id);
+      // Due on the latest clock there is: one due only on its brand's clock finds itself 'waiting'.
+      const latest = new Date(this.deps.clock.nowMs() + this.deps.clock.maxBrandOffsetSeconds() * 1000);
+      for (const id of await dueIntegrations(this.deps.db, latest)) this.due(id);
       this.gate.succeeded();
     } catch (error) {
       this.gate.failed(error);

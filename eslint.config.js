@@ -32,11 +32,14 @@ export default tseslint.config(
     // Tests read JSON answers (typed any) and check their shape with expect, which is the check a type would give.
     files: ['test/**/*.ts', 'sdk/test/**/*.ts'],
     rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+      // Test servers take async request handlers: vitest fails the run on a rejection such a handler leaves unhandled.
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
     },
   },
   {

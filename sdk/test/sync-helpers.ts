@@ -132,7 +132,7 @@ async function all(ctx: TestContext, key: string, path: string, pick: (body: { d
 export interface MirrorReader {
   properties(): unknown[] | Promise<unknown[]>;
   bookings(): unknown[] | Promise<unknown[]>;
-  window(kind: 'availability' | 'rates' | 'restrictions', propertyId: number, from: string, to: string): unknown | Promise<unknown>;
+  window(kind: 'availability' | 'rates' | 'restrictions', propertyId: number, from: string, to: string): unknown;
 }
 
 /** The CLI's /mirror endpoints as a MirrorReader (with the mirror's read token when it has one). */

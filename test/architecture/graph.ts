@@ -108,7 +108,11 @@ export function reaches(g: Map<string, Set<string>>, from: string, to: string): 
   while (stack.length) {
     const n = stack.pop()!;
     if (n === to) return true;
-    for (const next of g.get(n) ?? []) if (!seen.has(next)) (seen.add(next), stack.push(next));
+    for (const next of g.get(n) ?? []) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      stack.push(next);
+    }
   }
   return false;
 }

@@ -85,7 +85,7 @@ export async function openRaw(port: number): Promise<RawExchange> {
   });
   const start = performance.now();
   let data = '';
-  socket.on('data', (c) => (data += c));
+  socket.on('data', (c: Buffer) => (data += c.toString()));
   socket.on('error', () => {});
   const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now() - start)));
   return { socket, received: () => data, closed };

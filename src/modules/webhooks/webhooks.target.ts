@@ -55,7 +55,7 @@ export interface Outgoing {
   body: string;
   presigned?: Signed | null;
   /** Handed the function that cuts the request off. */
-  cancellable(cancel: (() => void) | null): void;
+  cancellable: (cancel: (() => void) | null) => void;
 }
 
 /** Posts one event to the target (a URL that cannot be parsed fails without a request) and counts the attempt. */

@@ -113,7 +113,7 @@ describe('delivery by cursor', () => {
 
     const backlog = (await backlogByIntegration(ctx.deps.db, [integration.id])).get(integration.id);
     const fifth = await ctx.deps.db.selectFrom('events').select('created_at').where('integration_id', '=', integration.id).where('sequence', '=', 5).executeTakeFirstOrThrow();
-    expect(backlog).toEqual({ undelivered: 2, oldestAt: new Date(fifth.created_at) });
+    expect(backlog).toEqual({ undelivered: 2, oldestAt: new Date(fifth.created_at), oldestBookingAt: null });
 
     // the backlog at a moment: recorded before it, not delivered by then (skipped never counts; 1 and 2 were answered 5 s ago)
     const now = ctx.deps.clock.nowMs();

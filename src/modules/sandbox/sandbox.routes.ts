@@ -77,7 +77,7 @@ export const isHiddenSandboxRequest = (request: FastifyRequest): boolean => hidd
 export function sandboxGate(deps: Deps, options: SandboxGateOptions) {
   return {
     onRequest: sandboxOnly,
-    async preValidation(request: FastifyRequest): Promise<void> {
+    preValidation: async (request: FastifyRequest): Promise<void> => {
       if (hidden.has(request)) throw notFound('No such endpoint.');
     },
   };

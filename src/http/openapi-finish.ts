@@ -145,8 +145,33 @@ const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Remaining': { description: 'Requests left in the tightest tier this minute.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before sending the same request again.', schema: { type: 'integer' } },
   'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
-  ETag: { description: 'The booking’s revision (`"3"`); send it back as `If-Match`.', schema: { type: 'string' } },
+  ETag: { description: 'The booking’s revision (`"3"`); send it back as `If-Match`.', schema: { type: 'string', pattern: '^"[0-9]+"$' } },
+  'Cache-Control': { description: '`no-store`: the answer holds a secret shown once; no cache may keep it.', schema: { type: 'string', enum: ['no-store'] } },
 };
+
+/** Staff answers that hand out a secret (an API key, a webhook secret, a staff token) and say `Cache-Control: no-store`. */
+const NO_STORE = [
+  `post ${STAFF_PREFIX}/integrations`,
+  `post ${STAFF_PREFIX}/integrations/{id}/api-key/rotate`,
+  `post ${STAFF_PREFIX}/integrations/{id}/webhook-secret/rotate`,
+  `post ${STAFF_PREFIX}/staff-tokens`,
+];
+
+/** The data of an answer is one booking (`Booking`, or `Booking` and more): such answers carry its revision as the ETag. */
+function isOneBooking(response: JsonObject): boolean {
+  const media = (response.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined;
+  const data = ((media?.schema as JsonObject | undefined)?.properties as JsonObject | undefined)?.data as JsonObject | undefined;
+  if (!data) return false;
+  const first = Array.isArray(data.allOf) ? (data.allOf[0] as JsonObject) : data;
+  return first?.$ref === '#/components/schemas/Booking';
+}
+
+/** The operation takes an Idempotency-Key: every answer but a 5xx may be the stored answer to an earlier request. */
+const takesIdempotencyKey = (op: OperationInfo) =>
+  ((op.operation.parameters ?? []) as JsonObject[]).some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
+const isSandbox = (op: OperationInfo) => ((op.operation.tags ?? []) as string[]).includes('Sandbox');
+const SANDBOX_NOT_FOUND =
+  'NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones.';
 
 interface OperationInfo {
   path: string;
@@ -233,27 +258,34 @@ export function finishOpenApi(input: JsonObject): JsonObject {
   for (const op of operations) {
     const responses = (op.operation.responses ??= {}) as Record<string, JsonObject>;
     for (const [status, failure] of Object.entries(FAILURES)) {
-      if (!(status in responses) && failure.when(op)) responses[status] = {};
+      if (!(status in responses) && (failure.when(op) || (status === '404' && isSandbox(op)))) responses[status] = {};
     }
+    const idempotentOp = takesIdempotencyKey(op);
     for (const [status, response] of Object.entries(responses)) {
       const code = Number(status);
       if (code >= 400) {
         const shared = FAILURES[status];
-        const describedHere = op.partner ? codesOf(op, status) : undefined;
-        if (shared && !describedHere && op.partner) {
+        const describedHere = op.partner ? (status === '404' && isSandbox(op) ? SANDBOX_NOT_FOUND : codesOf(op, status)) : undefined;
+        const replayable = idempotentOp && code < 500;
+        if (shared && !describedHere && op.partner && !replayable) {
           responses[status] = ref('responses', `Failure${status}`);
         } else {
           responses[status] = {
             description: describedHere ?? (op.partner ? undefined : STAFF_FAILURES[status]) ?? shared?.description ?? 'Failure',
-            headers: { ...commonHeaders(op.partner), ...(status === '429' || status === '503' ? { 'Retry-After': ref('headers', 'Retry-After') } : {}) },
+            headers: {
+              ...commonHeaders(op.partner),
+              ...(status === '429' || status === '503' ? { 'Retry-After': ref('headers', 'Retry-After') } : {}),
+              ...(replayable ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
+            },
             content: { 'application/json': { schema: schemaRef('ErrorEnvelope') } },
           };
         }
         continue;
       }
       const headers: Record<string, Json> = { ...commonHeaders(op.partner) };
-      if (op.operation.operationId && /^create|^bulkCreate/.test(String(op.operation.operationId))) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
-      if (op.partner && /^\/api\/integrations\/v1\/bookings\/(\{id\}|external\/)/.test(op.path) && op.method !== 'delete') headers.ETag = ref('headers', 'ETag');
+      if (idempotentOp) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
+      if (isOneBooking(response)) headers.ETag = ref('headers', 'ETag');
+      if (NO_STORE.includes(`${op.method} ${op.path}`)) headers['Cache-Control'] = ref('headers', 'Cache-Control');
       response.headers = headers;
       if (!response.description || response.description === 'Default Response') response.description = 'Success';
       const content = response.content as JsonObject | undefined;

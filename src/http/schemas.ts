@@ -24,3 +24,13 @@ export const ErrorEnvelope = Type.Object(
 /** Common failure answers for a route's OpenAPI entry. */
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));
+
+/** The Idempotency-Key of a create: 8 to 128 visible ASCII characters, unique per create attempt. */
+export const IdempotencyKeyHeaders = Type.Object({
+  'idempotency-key': Type.String({
+    minLength: 8,
+    maxLength: 128,
+    pattern: '^[\\x21-\\x7e]{8,128}$',
+    description: 'Unique per create attempt; resend the same key to retry (the stored answer comes back with `Idempotent-Replayed: true`).',
+  }),
+});

@@ -189,9 +189,15 @@ export async function createBooking(
  * that covers the property). Units by inventory_id or picked by the service; the id defaults to
  * DL-<id>; the channel to `direct`.
  */
-export async function hostCreateBooking(deps: Deps, propertyId: number, input: HostCreateBookingInput): Promise<BookingView> {
+export async function hostCreateBooking(
+  deps: Deps,
+  propertyId: number,
+  input: HostCreateBookingInput,
+  options: { aliasesOf?: number } = {},
+): Promise<BookingView> {
   notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
-  const units = await selectPropertyUnits(deps.db, propertyId, null);
+  // `external_unit_id` names a unit by an integration's alias: the sandbox acts for one.
+  const units = await selectPropertyUnits(deps.db, propertyId, options.aliasesOf ?? null);
   if (units.length === 0) {
     if (!(await propertyExists(deps.db, propertyId))) throw notFound('No such property.');
   }

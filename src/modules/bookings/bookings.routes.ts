@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { JSON_TYPE, sendData, sendJson, successBody } from '../../http/envelope.js';
 import { completionWithChange, idempotent } from '../../http/idempotency.js';
 import { idsBeforeBody, parseId } from '../../http/params.js';
-import { envelope, errorResponses } from '../../http/schemas.js';
+import { envelope, errorResponses, IdempotencyKeyHeaders } from '../../http/schemas.js';
 import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
 import { createRules, NOT_AN_OBJECT, updateRules } from './bookings.input.js';
 import type { BookingView } from './bookings.payloads.js';
@@ -40,7 +40,7 @@ const updateBody = bodyValidation({ notAnObject: NOT_AN_OBJECT, rules: updateRul
 const cancelBody = bodyValidation({ notAnObject: NOT_AN_OBJECT });
 
 /** Reads and writes of one booking carry its revision as the ETag. */
-function sendBooking(reply: FastifyReply, status: number, message: string, booking: BookingView) {
+export function sendBooking(reply: FastifyReply, status: number, message: string, booking: BookingView) {
   reply.header('etag', `"${booking.revision}"`);
   return sendData(reply, status, message, booking);
 }
@@ -66,7 +66,7 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
       schema: {
         summary: 'Create a booking (requires Idempotency-Key)',
         tags,
-        headers: Type.Object({ 'idempotency-key': Type.String({ minLength: 8, maxLength: 128 }) }),
+        headers: IdempotencyKeyHeaders,
         body: CreateBookingBody,
         response: {
           201: envelope(CreatedBooking, 'Booking created'),
@@ -88,6 +88,8 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
           return completionWithChange(request, { status: result.status, contentType: JSON_TYPE, body: answer.body });
         },
       });
+      // the revision to send back as If-Match, as every other answer of one booking carries it
+      reply.header('etag', `"${created.booking.revision}"`);
       return sendJson(reply, created.status, answer?.created === created ? answer.body : answerOf(created));
     },
   );

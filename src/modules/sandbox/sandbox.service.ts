@@ -35,7 +35,7 @@ export async function sandboxHostBooking(deps: Deps, integrationId: number, ref:
     units: input.units ?? [{ adults: 1 }],
     guest: input.guest ?? { name: 'Sandbox guest' },
     pricing: input.pricing ?? { total: 0 },
-  });
+  }, { aliasesOf: integrationId });
   return getBooking(deps, { integrationId }, { id: booking.id });
 }
 

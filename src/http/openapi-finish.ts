@@ -207,9 +207,9 @@ export function finishOpenApi(input: JsonObject): JsonObject {
     typeIntegerIds(op.operation);
   }
 
-  // Cancel and sync accept no body at all (an empty body is "no body").
+  // Cancel, sync and staff coverage accept no body at all (an empty body is "no body").
   for (const op of operations) {
-    if (/\/cancel$/.test(op.path) || op.path === `${API_PREFIX}/sync`) {
+    if (/\/cancel$/.test(op.path) || op.path === `${API_PREFIX}/sync` || op.path === `${STAFF_PREFIX}/integrations/{id}/coverage/{property_id}`) {
       const body = op.operation.requestBody as JsonObject | undefined;
       if (body) body.required = false;
     }

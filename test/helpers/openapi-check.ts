@@ -89,9 +89,7 @@ function headerValueFails(c: Checker, header: Any, value: string): string | null
   const schema = resolve(c, header.schema) ?? {};
   if (schema.type === 'integer') return /^-?[0-9]+$/.test(value) ? null : `is not an integer: ${JSON.stringify(value)}`;
   if (schema.type === 'string' || schema.enum) {
-    const key = JSON.stringify(schema);
-    let validate = c.compiled.get(key);
-    if (!validate) c.compiled.set(key, (validate = c.ajv.compile(schema)));
+    const validate = compiledSchema(c, schema);
     return validate(value) ? null : `${JSON.stringify(value)} ${c.ajv.errorsText(validate.errors)}`;
   }
   return null;
@@ -159,6 +157,82 @@ export function responseFindings(request: FastifyRequest, reply: FastifyReply, p
   return problems.map((p) => `${describe(request, reply)}: ${p}`);
 }
 
+/** A parameter's text as the value its schema types it (null when the text cannot be that type). */
+function typedText(schema: Any, text: string): unknown {
+  switch (schema?.type) {
+    case 'integer':
+      return /^-?[0-9]+$/.test(text) ? Number(text) : null;
+    case 'number':
+      return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : null;
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : null;
+    default:
+      return text;
+  }
+}
+
+function compiledSchema(c: Checker, schema: Any): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = c.compiled.get(key);
+  if (!validate) c.compiled.set(key, (validate = c.ajv.compile(schema)));
+  return validate;
+}
+
+/**
+ * What is wrong with a request that the service accepted (a 2xx answer): a request that breaks the
+ * document's own rules must be refused, so a client generated from the document and the service
+ * agree on what is valid.
+ */
+export function acceptedRequestFindings(request: FastifyRequest, reply: FastifyReply): string[] {
+  if (reply.statusCode < 200 || reply.statusCode >= 300) return [];
+  const c = checker();
+  const found = operationOf(c, request);
+  if (!found) return [];
+  const { path, method, operation } = found;
+  const problems: string[] = [];
+  const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
+  const parameters = [...(c.document.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((p: Any) => resolve(c, p));
+  for (const parameter of parameters) {
+    const name = String(parameter.name);
+    let texts: string[];
+    if (parameter.in === 'query') texts = query.getAll(name);
+    else if (parameter.in === 'header') {
+      const value = request.headers[name.toLowerCase()];
+      texts = value === undefined ? [] : Array.isArray(value) ? value : [String(value)];
+    } else if (parameter.in === 'path') {
+      const value = (request.params as Record<string, unknown>)?.[name];
+      texts = value === undefined ? [] : [String(value)];
+    } else continue;
+    if (texts.length === 0) {
+      if (parameter.required) problems.push(`the ${parameter.in} parameter ${name} is required, yet the request was accepted without it`);
+      continue;
+    }
+    const schema = resolve(c, parameter.schema) ?? {};
+    if (schema.type === 'array') continue;
+    for (const text of texts) {
+      const value = typedText(schema, text);
+      const validate = compiledSchema(c, schema);
+      if (value === null || !validate(value)) {
+        problems.push(`the ${parameter.in} parameter ${name}=${JSON.stringify(text)} breaks its schema${value === null ? ` (not ${schema.type === 'integer' ? 'an' : 'a'} ${schema.type})` : `: ${c.ajv.errorsText(validate.errors)}`}, yet the request was accepted`);
+      }
+    }
+  }
+  const requestBody = resolve(c, operation.requestBody);
+  if (requestBody) {
+    const body = request.body;
+    if (body === undefined || body === null) {
+      if (requestBody.required && body === undefined) problems.push('the request body is required, yet the request was accepted without one');
+    } else {
+      const schema = requestBody.content?.['application/json']?.schema;
+      if (schema) {
+        const validate = validatorAt(c, 'paths', path, method, 'requestBody', 'content', 'application/json', 'schema');
+        if (!validate(body)) problems.push(`the request body breaks its schema (${c.ajv.errorsText(validate.errors, { separator: '; ' })}), yet the request was accepted`);
+      }
+    }
+  }
+  return problems.map((p) => `${describe(request, reply)}: ${p}`);
+}
+
 /** The findings since the last call (openapi-setup.ts fails the running test with them). */
 export function takeFindings(): string[] {
   return shared.findings.splice(0);
@@ -174,7 +248,7 @@ function instrument(app: FastifyInstance): void {
   // After the answer left: every hook (the request id, the rate-limit headers) has set its headers.
   app.addHook('onResponse', (request, reply, done) => {
     try {
-      if (payloads.has(request)) shared.findings.push(...responseFindings(request, reply, payloads.get(request)));
+      if (payloads.has(request)) shared.findings.push(...responseFindings(request, reply, payloads.get(request)), ...acceptedRequestFindings(request, reply));
     } catch (error) {
       shared.findings.push(`${describe(request, reply)}: the check failed: ${String((error as Error)?.stack ?? error)}`);
     }

@@ -5,7 +5,7 @@ import { JSON_TYPE, sendData, sendJson, successBody } from '../../http/envelope.
 import { completionWithChange, idempotent } from '../../http/idempotency.js';
 import { idsBeforeBody, parseId } from '../../http/params.js';
 import { envelope, errorResponses, IdempotencyKeyHeaders } from '../../http/schemas.js';
-import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
+import { absentBodyIsEmpty, bodyRequired, bodyValidation } from '../../http/validation.js';
 import { createRules, NOT_AN_OBJECT, updateRules } from './bookings.input.js';
 import type { BookingView } from './bookings.payloads.js';
 import {
@@ -156,7 +156,7 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
   api.patch<Update<IdRoute>>(
     '/bookings/:id',
     {
-      preValidation: [idsBeforeBody({ id: 'booking' }), absentBodyIsEmpty()],
+      preValidation: [idsBeforeBody({ id: 'booking' }), bodyRequired],
       validatorCompiler: updateBody,
       schema: updateSchema(IdParams, 'Update a booking'),
     },
@@ -168,7 +168,7 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
 
   api.patch<Update<ExternalRoute>>(
     '/bookings/external/:external_booking_id',
-    { preValidation: absentBodyIsEmpty(), validatorCompiler: updateBody, schema: updateSchema(ExternalParams, 'Update a booking by external_booking_id') },
+    { preValidation: bodyRequired, validatorCompiler: updateBody, schema: updateSchema(ExternalParams, 'Update a booking by external_booking_id') },
     async (request, reply) => {
       const { booking, changed } = await updateBooking(
         deps,
@@ -245,7 +245,7 @@ export function registerStaffBookingRoutes(staff: FastifyInstance, deps: Deps): 
   staff.patch<Update<IdRoute>>(
     '/bookings/:id',
     {
-      preValidation: [idsBeforeBody({ id: 'booking' }), absentBodyIsEmpty()],
+      preValidation: [idsBeforeBody({ id: 'booking' }), bodyRequired],
       validatorCompiler: updateBody,
       schema: {
         summary: 'Host changes a booking (including completed and refunded)',

@@ -5,7 +5,7 @@ import { sendData } from '../../http/envelope.js';
 import { idempotent } from '../../http/idempotency.js';
 import { idsBeforeBody, parseId } from '../../http/params.js';
 import { envelope, errorResponses, IdempotencyKeyHeaders } from '../../http/schemas.js';
-import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
+import { absentBodyIsEmpty, bodyRequired, bodyValidation } from '../../http/validation.js';
 import { bulkCreateRules, bulkUpdateEntryRules, bulkUpdateRules, createRules, hostUpdateRules, updateRules } from './properties.input.js';
 import {
   BulkCreateBody,
@@ -148,7 +148,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps, calenda
   api.put<{ Params: Static<typeof PropertyParams>; Body: UpdatePropertyInput }>(
     '/properties/:property',
     {
-      preValidation: absentBodyIsEmpty(),
+      preValidation: bodyRequired,
       validatorCompiler: updateBody,
       schema: {
         summary: 'Update a property (present groups applied, absent ones untouched)',
@@ -195,7 +195,7 @@ export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps, 
   staff.patch<{ Params: Static<typeof IdParams>; Body: HostUpdatePropertyInput }>(
     '/properties/:id',
     {
-      preValidation: [idsBeforeBody({ id: 'property' }), absentBodyIsEmpty()],
+      preValidation: [idsBeforeBody({ id: 'property' }), bodyRequired],
       validatorCompiler: bodyValidation({ rules: hostUpdateRules }),
       schema: {
         summary: 'Host edits a property (address, occupancy, prices, …)',

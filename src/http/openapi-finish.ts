@@ -122,10 +122,13 @@ const FAILURES: Record<string, { description: string; when: (op: OperationInfo) 
   '408': { description: 'REQUEST_TIMEOUT: the request was not received in time.', when: () => true },
   '409': { description: 'A conflict; see the operation’s description for its codes (IN_PROGRESS: retry the same request after a few seconds).', when: () => false },
   '412': { description: 'PRECONDITION_FAILED: `If-Match` names a revision that is no longer current.', when: () => false },
-  '413': { description: 'PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap.', when: (op) => op.hasBody },
+  '413': { description: 'PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap.', when: (op) => op.hasBody || op.method !== 'get' },
   '414': { description: 'URI_TOO_LONG: a path segment is too long.', when: () => true },
-  '415': { description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`.', when: (op) => op.hasBody },
-  '422': { description: 'VALIDATION_FAILED (`errors` keyed by dotted field path) or another refusal named by `code`; do not retry unchanged.', when: (op) => op.hasBody || op.hasQuery },
+  '415': { description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too).', when: (op) => op.hasBody || op.method !== 'get' },
+  '422': {
+    description: 'VALIDATION_FAILED (`errors` keyed by dotted field path; on any route, a query parameter holding a NUL character) or another refusal named by `code`; do not retry unchanged.',
+    when: () => true,
+  },
   '431': { description: 'HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB.', when: () => true },
   '429': { description: 'RATE_LIMITED: wait `Retry-After`, then send the same request.', when: () => true, retryAfter: true },
   '503': { description: 'DATABASE_UNAVAILABLE or the service is shutting down: retry after a pause.', when: () => true, retryAfter: true },
@@ -358,6 +361,7 @@ function typeIntegerIds(operation: JsonObject): void {
       parameter.schema = { type: 'string', minLength: 1, maxLength: 128 };
       parameter.description = 'The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used.';
     } else if (parameter.name === 'external_booking_id') {
+      parameter.schema = { type: 'string', minLength: 1, maxLength: 128 };
       parameter.description = 'The partner’s booking id, URL-encoded.';
     }
   }

@@ -1201,7 +1201,10 @@ export interface components {
             origin: "partner" | "doorloom";
             /** @example 2026-09 */
             version: string;
-            /** @description ISO-8601 with +05:30 */
+            /**
+             * Format: date-time
+             * @description ISO-8601 with +05:30
+             */
             created_at: string;
             integration: {
                 id: number;
@@ -1461,7 +1464,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`. */
+        /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
         Failure415: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1475,7 +1478,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description VALIDATION_FAILED (`errors` keyed by dotted field path) or another refusal named by `code`; do not retry unchanged. */
+        /** @description VALIDATION_FAILED (`errors` keyed by dotted field path; on any route, a query parameter holding a NUL character) or another refusal named by `code`; do not retry unchanged. */
         Failure422: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1593,6 +1596,7 @@ export interface operations {
             403: components["responses"]["Failure403"];
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -1788,7 +1792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`. */
+            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2119,7 +2123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`. */
+            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2220,6 +2224,7 @@ export interface operations {
             404: components["responses"]["Failure404"];
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -2862,7 +2867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`. */
+            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2963,6 +2968,7 @@ export interface operations {
             404: components["responses"]["Failure404"];
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -3073,6 +3079,7 @@ export interface operations {
             404: components["responses"]["Failure404"];
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -3525,7 +3532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`. */
+            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3540,7 +3547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (`errors` keyed by dotted field path) or another refusal named by `code`; do not retry unchanged. */
+            /** @description VALIDATION_FAILED (`errors` keyed by dotted field path; on any route, a query parameter holding a NUL character) or another refusal named by `code`; do not retry unchanged. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4046,7 +4053,10 @@ export interface operations {
                 };
             };
             408: components["responses"]["Failure408"];
+            413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];

@@ -27,7 +27,7 @@ export const AvailabilityData = Type.Object(
         inventory_id: Type.Integer(),
         external_unit_id: Nullable(Type.String()),
         name: Type.String(),
-        unavailable: Type.Array(Type.String(), { description: 'Nights of the window on which the unit is held or blocked everywhere' }),
+        unavailable: Type.Array(DateString(), { description: 'Nights of the window on which the unit is held or blocked everywhere' }),
       }),
     ),
     dates: Type.Array(

@@ -53,7 +53,11 @@ export function registerIntegrationRoutes(api: FastifyInstance, deps: Deps): voi
 }
 
 /** An answer carrying a credential must not be kept by any cache on the way. */
-const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
+/** A success that shows a secret once, with `Cache-Control: no-store` (a refusal holds no secret and says nothing of caching). */
+const sendSecret = async <T>(reply: FastifyReply, status: number, message: string, secret: Promise<T>) => {
+  const data = await secret;
+  return sendData(reply.header('cache-control', 'no-store'), status, message, data);
+};
 
 /** Staff management of brands, integrations, credentials, staff tokens and the test clock. */
 export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Deps): void {
@@ -89,7 +93,7 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
   staff.post<{ Body: Static<typeof CreateIntegrationBody> }>(
     '/integrations',
     { schema: { summary: 'Create an integration (credentials are shown once)', tags, body: CreateIntegrationBody, response: { 201: envelope(Created), ...errorResponses(401, 403, 409, 422) } } },
-    async (request, reply) => sendData(noStore(reply), 201, 'Integration created.', await createIntegration(deps, request.body)),
+    async (request, reply) => sendSecret(reply, 201, 'Integration created.', createIntegration(deps, request.body)),
   );
 
   staff.get<{ Params: Static<typeof IdParams> }>(
@@ -109,13 +113,13 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
   staff.post<{ Params: Static<typeof IdParams> }>(
     '/integrations/:id/api-key/rotate',
     { schema: { summary: 'Issue a new API key; the previous one stops at once', tags, params: IdParams, response: { 200: envelope(Type.Object({ api_key: Type.String() })), ...errorResponses(401, 403, 404) } } },
-    async (request, reply) => sendData(noStore(reply), 200, 'API key rotated.', await rotateApiKey(deps, parseId(request.params.id, 'integration'))),
+    async (request, reply) => sendSecret(reply, 200, 'API key rotated.', rotateApiKey(deps, parseId(request.params.id, 'integration'))),
   );
 
   staff.post<{ Params: Static<typeof IdParams> }>(
     '/integrations/:id/webhook-secret/rotate',
     { schema: { summary: 'Issue a new webhook secret; the previous one verifies for 24 hours more', tags, params: IdParams, response: { 200: envelope(Type.Object({ webhook_secret: Type.String() })), ...errorResponses(401, 403, 404) } } },
     async (request, reply) =>
-      sendData(noStore(reply), 200, 'Webhook secret rotated.', await rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
+      sendSecret(reply, 200, 'Webhook secret rotated.', rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
   );
 }

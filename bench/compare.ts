@@ -15,7 +15,7 @@
  * (> 1: the current code is faster); its spread is the lowest and highest ratio of one round's
  * pair. Prints a table and writes bench/compare.json; the worktree is removed at the end.
  */
-import { freePort } from '../scripts/free-port.js';
+import { freePort } from '../scripts/lib.js';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -48,7 +48,7 @@
  * RATE_LIMITS=off only where the contract's per-minute tiers would otherwise be what is measured
  * (GET /me: 60 a minute; one integration's contended creates; property reads for snapshots).
  */
-import { freePort } from '../scripts/free-port.js';
+import { freePort } from '../scripts/lib.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -15,10 +15,8 @@ import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './free-port.js';
+import { ROOT, freePort, sleep } from './lib.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const STAFF_TOKEN = `dls_${'C'.repeat(40)}`;
 
 

@@ -11,14 +11,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './free-port.js';
+import { PG_BIN, ROOT, asPostgresArgv, freePort, sleep } from './lib.js';
 import { loadState } from './fleet.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const asPostgres = (command: string, args: string[]) =>
-  execFileSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args], { stdio: 'pipe' }).toString();
+/** Runs a command as postgres, in a directory postgres can enter (the checkout may be under a 0700 home). */
+const asPostgres = (command: string, args: string[], env: Record<string, string> = {}) => {
+  const [setpriv, ...argv] = asPostgresArgv(command, args);
+  return execFileSync(setpriv, argv, { stdio: 'pipe', cwd: '/', env: { ...process.env, ...env } }).toString();
+};
 
 
 async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
@@ -47,11 +47,13 @@ async function main(): Promise<void> {
   const restored = path.join(work, 'restored');
   const archive = path.join(state.stateDir, 'archive');
   await rm(work, { recursive: true, force: true });
-  await mkdir(work, { mode: 0o755 });
+  await mkdir(work, { mode: 0o700 });
   execFileSync('chown', ['postgres:postgres', work]);
 
   // 1. the base backup, from whichever server is primary (through its HAProxy)
-  asPostgres(`${PG_BIN}/pg_basebackup`, ['-h', '127.0.0.1', '-p', String(state.postgresProxy.port), '-U', 'postgres', '-D', base, '-X', 'stream', '-c', 'fast']);
+  asPostgres(`${PG_BIN}/pg_basebackup`, ['-h', '127.0.0.1', '-p', String(state.postgresProxy.port), '-U', 'replicator', '-w', '-D', base, '-X', 'stream', '-c', 'fast'], {
+    PGPASSWORD: state.secrets.replicator,
+  });
   log(`base backup taken: ${base}`);
 
   // 2. one write before the target moment, one after it
@@ -97,7 +99,7 @@ async function main(): Promise<void> {
   await writeFile(path.join(restored, 'recovery.signal'), '');
   execFileSync('chown', ['-R', 'postgres:postgres', restored]);
   asPostgres(`${PG_BIN}/pg_ctl`, ['-D', restored, '-l', path.join(work, 'restored.log'), '-w', '-t', '60', 'start']);
-  const restoredUrl = `postgres://postgres@127.0.0.1:${port}/doorloom`;
+  const restoredUrl = `postgres://postgres:${state.secrets.postgres}@127.0.0.1:${port}/doorloom`;
   for (let waited = 0; ; waited += 200) {
     const [{ recovering }] = await sql<{ recovering: boolean }>(restoredUrl, 'select pg_is_in_recovery() as recovering').catch(() => [{ recovering: true }]);
     if (!recovering) break;
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
       PORT: String(nodePort),
-      DATABASE_URL: `postgres://doorloom@127.0.0.1:${port}/doorloom`,
+      DATABASE_URL: `postgres://doorloom:${state.secrets.doorloom}@127.0.0.1:${port}/doorloom`,
       STAFF_TOKEN: state.staffToken,
       SECRETS_KEY: state.secretsKey,
       NO_BACKGROUND: '1',

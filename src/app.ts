@@ -6,10 +6,10 @@ import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './modules/integrations/integrations.auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
-import { failureBody, sendError, sendFailure } from './http/envelope.js';
+import { sendError, sendFailure } from './http/envelope.js';
 import { finishOpenApi } from './http/openapi-finish.js';
 import { isDatabaseUnavailable } from './db/database.js';
-import { AppError, databaseUnavailable, validationFailed } from './http/errors.js';
+import { AppError, databaseUnavailable, validationFailed, type ErrorCode } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
@@ -27,6 +27,7 @@ import { eventDeliveryColumns } from './modules/webhooks/webhooks.sql.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 import { registerConsole } from './modules/console/console.assets.js';
+import { registerStaffAlertRoutes } from './modules/alerts/alerts.routes.js';
 import { registerMetrics } from './modules/metrics/metrics.routes.js';
 import { registerSandboxRoutes, sandboxGate } from './modules/sandbox/sandbox.routes.js';
 
@@ -49,7 +50,13 @@ declare module 'fastify' {
   }
 }
 
-const shuttingDown = () => failureBody('SHUTTING_DOWN', 'This node is shutting down; retry on another.');
+/** Client errors of a status the table has a code for, refused by Fastify or a plugin; any other is BAD_REQUEST (400). */
+const CLIENT_REFUSALS: Partial<Record<number, [ErrorCode, string]>> = {
+  412: ['PRECONDITION_FAILED', 'A precondition of the request (If-Match, If-Unmodified-Since) does not hold.'],
+  416: ['RANGE_NOT_SATISFIABLE', 'The requested range cannot be served.'],
+};
+
+const shuttingDown = (reply: FastifyReply) => sendFailure(reply, 'SHUTTING_DOWN', 'This node is shutting down; retry on another.');
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
@@ -167,11 +174,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // The process's own health only: with the database away the node stays in the proxy's pool and
   // its clients get the service's 503 DATABASE_UNAVAILABLE rather than the proxy's page.
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    if (draining) return reply.code(503).send(shuttingDown());
+    if (draining) return shuttingDown(reply);
     return { success: true, message: 'OK', data: { status: 'ok' } };
   });
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
-    if (draining) return reply.code(503).send(shuttingDown());
+    if (draining) return shuttingDown(reply);
     try {
       await probeClockRow(deps.db);
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
@@ -219,6 +226,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);
       registerStaffListingRoutes(staff, deps);
+      registerStaffAlertRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );
@@ -282,9 +290,11 @@ function installErrorHandling(app: FastifyInstance): void {
         return sendFailure(reply, 'INVALID_JSON', 'The request body is not valid JSON.');
     }
     const status = error.statusCode ?? 500;
-    // BAD_REQUEST names any client error Fastify refuses without a code of ours, and keeps its status
+    // any other client error Fastify or a plugin refuses (a Content-Length that does not match the
+    // body, a conditional or ranged request for a static file of the docs)
     if (status >= 400 && status < 500) {
-      return reply.code(status).send(failureBody('BAD_REQUEST', 'The request could not be understood.'));
+      const [code, message] = CLIENT_REFUSALS[status] ?? ['BAD_REQUEST', 'The request could not be understood.'];
+      return sendFailure(reply, code, message);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendFailure(reply, 'INTERNAL_ERROR', 'Something went wrong on our side. Retry later.');

@@ -49,6 +49,11 @@ export interface Config {
   trustProxy: string[];
   /** After SIGTERM, how long health checks answer 503 while requests are still served (SHUTDOWN_DRAIN_MS). */
   shutdownDrainMs: number;
+
+  /** Where alert notices are POSTed when an alert starts and ends (ALERT_WEBHOOK_URL); null: none are sent. */
+  alertWebhookUrl: string | null;
+  /** Signs the alert notices, `whsec_…` (ALERT_WEBHOOK_SECRET); set exactly when alertWebhookUrl is. */
+  alertWebhookSecret: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -148,6 +153,32 @@ function trustProxySetting(env: NodeJS.ProcessEnv): string[] {
   return entries;
 }
 
+/** `whsec_` and base64 of at least 18 bytes: a Standard Webhooks secret (the service's own are `whsec_` + 32 base62). */
+const WEBHOOK_SECRET_FORMAT = /^whsec_[A-Za-z0-9+/]{24,}={0,2}$/;
+
+/**
+ * ALERT_WEBHOOK_URL and its secret. The URL's scheme is judged here; its host against the SSRF
+ * rules of partner webhooks at start (src/main.ts) and on every resolved address when sending.
+ */
+function alertWebhookSettings(env: NodeJS.ProcessEnv): { alertWebhookUrl: string | null; alertWebhookSecret: string | null } {
+  const url = env.ALERT_WEBHOOK_URL?.trim() || null;
+  const secret = env.ALERT_WEBHOOK_SECRET?.trim() || null;
+  if (!url) {
+    if (secret) throw new ConfigError('ALERT_WEBHOOK_SECRET is set but ALERT_WEBHOOK_URL is not: set both, or neither');
+    return { alertWebhookUrl: null, alertWebhookSecret: null };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`ALERT_WEBHOOK_URL must be an absolute https:// URL, got "${url}"`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(`ALERT_WEBHOOK_URL must be an https:// URL, got "${url}"`);
+  if (!secret) throw new ConfigError('ALERT_WEBHOOK_URL needs ALERT_WEBHOOK_SECRET (whsec_ followed by base64, e.g. whsec_$(openssl rand -base64 32)) to sign its notices');
+  if (!WEBHOOK_SECRET_FORMAT.test(secret)) throw new ConfigError('ALERT_WEBHOOK_SECRET must be whsec_ followed by at least 24 base64 characters (e.g. whsec_$(openssl rand -base64 32))');
+  return { alertWebhookUrl: url, alertWebhookSecret: secret };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = databaseUrlSetting(env);
   const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
@@ -203,5 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
     trustProxy: trustProxySetting(env),
     shutdownDrainMs: intSetting(env, 'SHUTDOWN_DRAIN_MS', 5_000, 0, 120_000),
+
+    ...alertWebhookSettings(env),
   });
 }

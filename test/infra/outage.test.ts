@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, STAFF_TOKEN } from '../helpers/context.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { createBody } from '../properties/fixtures.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 import { scratchDatabase, type ScratchDatabase } from '../webhooks/process.js';
 import { sleep, spawnService, type Service } from './service.js';
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { poolEnv } from '../helpers/context.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 import { baseEnv } from '../webhooks/process.js';
 
 /**

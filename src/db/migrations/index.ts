@@ -21,6 +21,7 @@ import * as staffTokenScopes from './2026_11_28_0301_staff_token_scopes.js';
 
 import * as workLeases from './2026_11_28_0201_work_leases.js';
 import * as deliveryMarks from './2026_11_28_0501_delivery_marks.js';
+import * as alertNotices from './2026_11_29_0101_alert_notices.js';
 
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0301_staff_token_scopes': staffTokenScopes,
   '2026_11_28_0401_brand_sandbox': brandSandbox,
   '2026_11_28_0501_delivery_marks': deliveryMarks,
+  '2026_11_29_0101_alert_notices': alertNotices,
 };

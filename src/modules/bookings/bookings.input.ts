@@ -1,4 +1,4 @@
-import { AppError, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { fail, validationFailed, type FieldErrors } from '../../http/errors.js';
 import { DATE_MESSAGE, daysBetween, isValidDate, startOfKolkataDate } from '../../lib/time.js';
 import { MAX_UNITS_PER_BOOKING, type CreateBookingInput, type UnitEntryInput } from './bookings.schemas.js';
 
@@ -69,7 +69,7 @@ export function notBeforeToday(checkIn: string, today: string): void {
 }
 
 const propertyNotMapped = (message = 'Send property.external_id or property.doorloom_id of a property this integration covers.') =>
-  new AppError(422, 'PROPERTY_NOT_MAPPED', message);
+  fail('PROPERTY_NOT_MAPPED', message);
 
 /** Rules of a create body (POST /bookings and the host's create): the stay and repeated units. */
 export function createRules(rules: StayRules) {

@@ -18,7 +18,11 @@ export interface BookingUnit {
 /** jsonb: written as JSON text, read back parsed. */
 type Json<T> = ColumnType<T, string, string>;
 
-/** A booking (migration 2026_11_22_0040_bookings). */
+/**
+ * A booking (migration 2026_11_22_0040_bookings). Its `currency` column (not null, default 'INR')
+ * is left out: nothing reads it, this release no longer writes it, and the release after the
+ * previous one stops serving drops it (docs/database.md, "Pending contract steps").
+ */
 export interface BookingsTable {
   id: Generated<number>;
   /** The integration that created it; null for host bookings. */
@@ -36,7 +40,6 @@ export interface BookingsTable {
   guest_phone_code: string | null;
   guest_mobile: string | null;
   total: number;
-  currency: Generated<string>;
   notes: string | null;
   source_channel: string;
   source_reference: string | null;

@@ -8,7 +8,7 @@ import { appendEvents, withEvents, type EventDraft, type EventTarget } from '../
 import { lockProperty } from '../properties/properties.lock.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { selectAppendTargets } from '../properties/properties.sql.js';
-import { createClaims, holdLease, LeaseLostError, type Claims, type Lease } from '../webhooks/webhooks.claims.js';
+import { createClaims, holdLease, LeaseLostError, type Claims, type Lease } from '../leases/leases.claims.js';
 import { advanceSyncJob, lockSyncJob, selectOpenSyncJobs } from './sync.sql.js';
 
 /**

@@ -5,7 +5,7 @@ import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason }
 import type { SendResult } from './webhooks.send.js';
 import { countEventFailure, countFailedPing, insertAttempts, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
 import { integrationStatus, setIntegrationStatus } from '../integrations/integrations.sql.js';
-import { holdLease, type Lease } from './webhooks.leases.sql.js';
+import { holdLease, type Lease } from '../leases/leases.sql.js';
 
 /** One attempt as the attempt log keeps it. */
 export interface Attempt {

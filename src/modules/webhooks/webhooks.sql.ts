@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction, t
 import type { DB } from '../../db/schema.js';
 import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhooks.tables.js';
 import { deliveryConfigSource } from '../integrations/integrations.sql.js';
-import { leaseHeldQuery, LeaseLostError, type Lease } from './webhooks.leases.sql.js';
+import { leaseHeldQuery, LeaseLostError, type Lease } from '../leases/leases.sql.js';
 import { eventLog } from '../events/events.sql.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -151,6 +151,11 @@ export async function selectDeliveryStates(db: Q, integrationIds: number[]) {
   if (integrationIds.length === 0) return new Map<number, never>();
   const rows = await deliveryStateSource(db).where('integration_id', 'in', integrationIds).execute();
   return new Map(rows.map((r) => [r.integration_id, r]));
+}
+
+/** The delivery state of every integration whose delivery is paused (the alerts and /metrics). */
+export function selectPausedStates(db: Q) {
+  return deliveryStateSource(db).where('paused_at', 'is not', null).orderBy('integration_id').execute();
 }
 
 /** One integration's events still to deliver, each with its failed attempts so far (`attempts`), in sequence order. */

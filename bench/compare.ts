@@ -251,7 +251,7 @@ export async function compareAgainst(ref: string, log: Log) {
           measure: async (side, r) => {
             const { svc, db } = both[side];
             const o = await distinctRun(svc, db, sets[side][r], 11 + 20 * r, 0, null, 'POST /bookings distinct');
-            return { value: o.created, cpu: cpuPer(o.cores, o.drive.total), problem: o.detail.other_answers !== 'none' ? `other answers: ${o.detail.other_answers}` : undefined };
+            return { value: o.created, cpu: cpuPer(o.cores, o.drive.total), problem: o.detail.other_answers !== 'none' ? `other answers: ${String(o.detail.other_answers)}` : undefined };
           },
         },
         log,

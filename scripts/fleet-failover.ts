@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     let first = 0;
     while (!first && performance.now() - killedAt < 120_000) {
       const sent = performance.now();
-      let status = 0;
+      let status: number;
       let code = '';
       try {
         const res = await fetch(`${state.apiUrl}/api/staff/v1/brands`, {

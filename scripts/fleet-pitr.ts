@@ -34,13 +34,13 @@ async function sql<T extends pg.QueryResultRow>(url: string, text: string): Prom
 async function main(): Promise<void> {
   const state = await loadState(process.argv[2]);
   const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
-  const staff = async (method: string, route: string, body?: unknown, base = state.apiUrl) => {
+  const staff = async <T>(method: string, route: string, body?: unknown, base = state.apiUrl) => {
     const res = await fetch(`${base}/api/staff/v1${route}`, {
       method,
       headers: { authorization: `Bearer ${state.staffToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) as { data?: T } };
   };
   const work = path.join(state.stateDir, 'pitr');
   const base = path.join(work, 'base');
@@ -57,13 +57,13 @@ async function main(): Promise<void> {
   log(`base backup taken: ${base}`);
 
   // 2. one write before the target moment, one after it
-  const before = await staff('POST', '/brands', { name: `pitr-before-${Date.now()}` });
+  const before = await staff<{ id: number; name: string }>('POST', '/brands', { name: `pitr-before-${Date.now()}` });
   await sleep(1_500);
   const [{ target }] = await sql<{ target: string }>(state.adminUrl, `select to_char(clock_timestamp(), 'YYYY-MM-DD HH24:MI:SS.US TZH') as target`);
   await sleep(1_500);
-  const after = await staff('POST', '/brands', { name: `pitr-after-${Date.now()}` });
+  const after = await staff<{ id: number; name: string }>('POST', '/brands', { name: `pitr-after-${Date.now()}` });
   if (before.status !== 201 || after.status !== 201) throw new Error(`writes failed: ${before.status} ${after.status}`);
-  log(`brand ${before.body.data.id} written before ${target}, brand ${after.body.data.id} after it`);
+  log(`brand ${before.body.data?.id} written before ${target}, brand ${after.body.data?.id} after it`);
 
   // 3. the WAL holding both is closed and archived
   const [{ segment }] = await sql<{ segment: string }>(state.adminUrl, 'select pg_walfile_name(pg_switch_wal()) as segment');
@@ -133,10 +133,10 @@ async function main(): Promise<void> {
       if (waited > 120_000) throw new Error('the node on the restored database did not start');
       await sleep(200);
     }
-    const listed = await staff('GET', `/brands?q=pitr-&per_page=100`, undefined, nodeUrl);
-    const names: string[] = (listed.body.data ?? []).map((b: { name: string }) => b.name);
+    const listed = await staff<Array<{ name: string }>>('GET', `/brands?q=pitr-&per_page=100`, undefined, nodeUrl);
+    const names = (listed.body.data ?? []).map((b) => b.name);
     log(`node on the restored database answers GET /api/staff/v1/brands?q=pitr- with ${listed.status}: ${JSON.stringify(names)}`);
-    if (listed.status !== 200 || !names.includes(before.body.data.name) || names.includes(after.body.data.name)) {
+    if (listed.status !== 200 || !names.includes(before.body.data!.name) || names.includes(after.body.data!.name)) {
       throw new Error('the restore does not hold exactly the writes before the target');
     }
     log('point-in-time restore checked: the write before the target is there, the one after it is not');

@@ -180,7 +180,7 @@ async function prometheusStatus(state: FleetState): Promise<string[]> {
   const head = `prometheus       http://127.0.0.1:${state.prometheus.port}  ${alive(state.prometheus.pid) ? `running (pid ${state.prometheus.pid})` : 'stopped'}`;
   if (!alive(state.prometheus.pid)) return [head];
   try {
-    const { activeTargets } = (await prometheusApi(state, '/api/v1/targets?state=active')) as { activeTargets: Array<{ labels: { instance: string }; health: string }> };
+    const { activeTargets } = await prometheusApi<{ activeTargets: Array<{ labels: { instance: string }; health: string }> }>(state, '/api/v1/targets?state=active');
     const targets = activeTargets.map((t) => `${t.labels.instance} ${t.health}`).join(', ');
     const alerts = await activeAlerts(state);
     const firing = alerts.filter((a) => a.state === 'firing');

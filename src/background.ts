@@ -5,6 +5,7 @@ import { authSubscription } from './modules/integrations/integrations.auth.js';
 import { FailureGate } from './lib/backoff.js';
 import { INPUTS_SIGNAL } from './modules/properties/properties.lock.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
+import { reloadBrandClocks } from './modules/integrations/integrations.service.js';
 import { listenForEvents, listenForSignals } from './modules/events/events.unit.js';
 import { startSyncRunner } from './modules/sync/sync.runner.js';
 import { VIEW_SHARED_MS } from './modules/integrations/integrations.service.js';
@@ -124,6 +125,11 @@ function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loop
       }
     }, 'test clock refresh');
   }
+
+  // Another process may have moved a sandbox brand's clock.
+  every(1_000, async () => {
+    if (await reloadBrandClocks(deps)) deps.signals.emit('clock');
+  }, 'brand clock refresh');
 
   const runJobs = every(30_000, async () => {
     for (const job of dailyJobs) await runDailyJobOnce(deps, job);

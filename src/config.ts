@@ -141,16 +141,44 @@ function trustProxySetting(env: NodeJS.ProcessEnv): string[] {
   if (raw === '') return [];
   const entries = raw.split(',').map((entry) => entry.trim());
   for (const entry of entries) {
-    const [address, bits, ...rest] = entry.split('/');
-    const valid =
-      rest.length === 0 &&
-      (ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address))) &&
-      (bits === undefined || (/^\d{1,3}$/.test(bits) && ipaddr.isValidCIDR(entry)));
-    if (!valid) {
+    if (parseProxyEntry(entry) === null) {
       throw new ConfigError(`TRUST_PROXY must be comma-separated IP addresses or CIDRs of trusted proxies (e.g. 10.0.0.5,10.1.0.0/16), got "${entry}"`);
     }
   }
   return entries;
+}
+
+type ProxyRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** One TRUST_PROXY entry as a range (an address alone is its own /32 or /128), or null when unusable. */
+function parseProxyEntry(entry: string): ProxyRange | null {
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0) return null;
+  if (!(ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address)))) return null;
+  const ip = ipaddr.parse(address);
+  const max = ip.kind() === 'ipv4' ? 32 : 128;
+  if (bits === undefined) return [ip, max];
+  if (!/^\d{1,3}$/.test(bits) || Number(bits) > max) return null;
+  return [ip, Number(bits)];
+}
+
+/** Whether TRUST_PROXY trusts every address of a family (0.0.0.0/0 or ::/0): logged at start. */
+export function trustsEveryAddress(entries: string[]): boolean {
+  return entries.some((entry) => parseProxyEntry(entry)?.[1] === 0);
+}
+
+/**
+ * The proxy check Fastify is given (its `trustProxy` function): the peer is a trusted proxy when
+ * its address lies in one of the ranges. Built from the entries the configuration check accepted,
+ * with /0 allowed (load balancers whose addresses change), which the usual address list refuses.
+ */
+export function proxyTrust(entries: string[]): (address: string) => boolean {
+  const ranges = entries.map((entry) => parseProxyEntry(entry)).filter((range): range is ProxyRange => range !== null);
+  return (address) => {
+    if (!ipaddr.isValid(address)) return false;
+    const ip = ipaddr.process(address);
+    return ranges.some(([base, bits]) => base.kind() === ip.kind() && (ip as ipaddr.IPv4).match(base as ipaddr.IPv4, bits));
+  };
 }
 
 /** `whsec_` and base64 of at least 18 bytes: a Standard Webhooks secret (the service's own are `whsec_` + 32 base62). */

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { createLogger } from './lib/logger.js';
 import { buildApp } from './app.js';
 import { startProcess } from './background.js';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, trustsEveryAddress, type Config } from './config.js';
 import { describeDatabaseUrl, isDatabaseUnavailable } from './db/database.js';
 import { ensureStaffToken } from './modules/integrations/integrations.service.js';
 import { serveClusterMetrics } from './modules/metrics/metrics.js';
@@ -27,7 +27,7 @@ function fail(line: string, code: number): never {
 /** The innermost message of an error chain, on one line. */
 export function causeOf(error: unknown): string {
   let e = error as { cause?: unknown; message?: string; code?: string } | undefined;
-  while (e && typeof e === 'object' && e.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  while (e && typeof e === 'object' && e.cause && typeof e.cause === 'object') e = e.cause;
   const text = e?.message || e?.code || String(error);
   return text.replace(/\s+/g, ' ').trim();
 }
@@ -36,7 +36,7 @@ export function causeOf(error: unknown): string {
 function startFailure(config: Config, error: unknown): never {
   if (error instanceof ConfigError) fail(`configuration error: ${error.message}`, 2);
   const code = (error as { code?: string }).code;
-  const sqlState = String((error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code ?? '');
+  const sqlState = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code ?? '';
   // 28xxx: the login was refused; 3D000: no such database
   const refused = /^(28|3D)/.test(sqlState);
   if (config.databaseUrl?.startsWith('postgres') && (isDatabaseUnavailable(error) || refused)) {
@@ -74,6 +74,9 @@ async function serve(config: Config): Promise<void> {
     engineLine(config, runtime),
     runtime.migrations.length > 0 ? `database ready: ${runtime.migrations.length} migrations applied` : 'database ready: schema current',
   );
+  if (trustsEveryAddress(config.trustProxy)) {
+    logger.warn('TRUST_PROXY trusts every address of a family (/0): any client can set its own address with X-Forwarded-For unless the load balancer is the only way in.');
+  }
   if (config.testClock) logger.warn('TEST_CLOCK on: the staff API can move the service clock. Never use this in production.');
   if (config.webhookAllowPrivate) logger.warn('WEBHOOK_ALLOW_PRIVATE on: webhooks may reach loopback, private and link-local addresses. For local development only.');
   if (!config.rateLimits) logger.warn('RATE_LIMITS=off: request rate tiers are not enforced. For load tests only.');

@@ -14,7 +14,10 @@ afterAll(() => ctx.close());
 /** The parts of a request and its answer that the check reads. */
 function exchange(method: string, url: string, route: string, status: number, headers: Record<string, string>, extra: Any = {}) {
   const request = { method, url, routeOptions: { url: route, schema: {} }, headers: {}, params: {}, body: undefined, ...extra } as unknown as FastifyRequest;
-  const reply = { statusCode: status, getHeaders: () => ({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r1', ...headers }) } as unknown as FastifyReply;
+  const reply = {
+    statusCode: status,
+    getHeaders: () => ({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r1', ...headers }),
+  } as unknown as FastifyReply;
   return { request, reply };
 }
 
@@ -25,7 +28,9 @@ describe('the check of every answer against the document', () => {
     expect(responseFindings(request, reply, JSON.stringify(me))).toEqual([expect.stringMatching(/status 418 is not listed/)]);
     ({ request, reply } = exchange('GET', '/api/integrations/v1/me', '/api/integrations/v1/me', 200, { 'x-secret': 'y' }));
     const findings = responseFindings(request, reply, JSON.stringify(me));
-    expect(findings).toEqual(expect.arrayContaining([expect.stringMatching(/header x-secret is sent but not declared/), expect.stringMatching(/body does not match its schema/)]));
+    expect(findings).toEqual(
+      expect.arrayContaining([expect.stringMatching(/header x-secret is sent but not declared/), expect.stringMatching(/body does not match its schema/)]),
+    );
     ({ request, reply } = exchange('GET', '/api/integrations/v1/nowhere', '/api/integrations/v1/nowhere', 200, {}));
     expect(responseFindings(request, reply, '{}')).toEqual([expect.stringMatching(/not in the document/)]);
     // a failure in the envelope, with its declared headers, passes
@@ -36,7 +41,14 @@ describe('the check of every answer against the document', () => {
   it('flags an accepted request that breaks the document: a non-integer page, a missing required parameter or body', () => {
     let { request, reply } = exchange('GET', '/api/integrations/v1/bookings?page=1e2', '/api/integrations/v1/bookings', 200, {});
     expect(acceptedRequestFindings(request, reply)).toEqual([expect.stringMatching(/query parameter page="1e2" breaks its schema/)]);
-    ({ request, reply } = exchange('GET', '/api/integrations/v1/properties/7/rates?from=2027-01-01', '/api/integrations/v1/properties/:property/rates', 200, {}, { params: { property: '7' } }));
+    ({ request, reply } = exchange(
+      'GET',
+      '/api/integrations/v1/properties/7/rates?from=2027-01-01',
+      '/api/integrations/v1/properties/:property/rates',
+      200,
+      {},
+      { params: { property: '7' } },
+    ));
     expect(acceptedRequestFindings(request, reply)).toEqual([expect.stringMatching(/query parameter to is required/)]);
     ({ request, reply } = exchange('PATCH', '/api/integrations/v1/bookings/5', '/api/integrations/v1/bookings/:id', 200, {}, { params: { id: '5' } }));
     expect(acceptedRequestFindings(request, reply)).toEqual([expect.stringMatching(/request body is required/)]);

@@ -192,8 +192,8 @@ export async function startScript(script: string, env: Record<string, string>, r
   const output: string[] = [];
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 20_000);
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
       output.push(...chunk.split('\n').filter(Boolean));
       if (readyLine.test(chunk)) {
         clearTimeout(timer);

@@ -30,7 +30,8 @@ export function scramVerifier(password: string, salt = randomBytes(16), iteratio
   return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
 }
 
-export async function getJson(url: string): Promise<{ status: number; body: any }> {
+/** The answer's body: parsed JSON, or the text when it is not JSON. */
+export async function getJson(url: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
   const text = await res.text();
   let body: unknown = text;
@@ -42,11 +43,11 @@ export async function getJson(url: string): Promise<{ status: number; body: any 
   return { status: res.status, body };
 }
 
-async function query(url: string, text: string): Promise<pg.QueryResult> {
+async function query<R extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string): Promise<pg.QueryResult<R>> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   await client.connect();
   try {
-    return await client.query(text);
+    return await client.query<R>(text);
   } finally {
     await client.end().catch(() => {});
   }
@@ -67,7 +68,8 @@ export async function clusterMembers(state: FleetState): Promise<ClusterMember[]
   for (const member of state.members) {
     try {
       const { status, body } = await getJson(`http://127.0.0.1:${member.restPort}/cluster`);
-      if (status === 200 && Array.isArray(body?.members)) return body.members as ClusterMember[];
+      const members = (body as { members?: unknown } | null)?.members;
+      if (status === 200 && Array.isArray(members)) return members as ClusterMember[];
     } catch {
       // this member is down: ask the next
     }
@@ -148,7 +150,7 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
     { asPostgres: true, cwd: path.join(stateDir, 'etcd'), env: postgresEnv },
   );
   await saveState(state);
-  await waitFor('etcd', async () => (await getJson(`${etcdUrl(state.etcd.clientPort)}/health`)).body?.health === 'true', 30_000, path.join(stateDir, 'etcd', 'etcd.log'));
+  await waitFor('etcd', async () => ((await getJson(`${etcdUrl(state.etcd.clientPort)}/health`)).body as { health?: string } | null)?.health === 'true', 30_000, path.join(stateDir, 'etcd', 'etcd.log'));
   log(`etcd on ${state.etcd.clientPort}`);
 
   for (const member of state.members) {

@@ -39,11 +39,11 @@ export function withTestThresholds(rules: string): string {
   return text;
 }
 
-export const prometheusUrl = (state: FleetState) => `http://127.0.0.1:${state.prometheus!.port}`;
+export const prometheusUrl = (state: FleetState) => `http://127.0.0.1:${state.prometheus.port}`;
 
 /** Starts Prometheus (the nodes must be up) and waits until it has scraped every node. */
 export async function startPrometheus(state: FleetState, log: (line: string) => void): Promise<void> {
-  const prometheus = state.prometheus!;
+  const prometheus = state.prometheus;
   const dir = path.join(state.stateDir, 'prometheus');
   const rules = await readFile(path.join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8');
   const rulesFile = path.join(state.stateDir, 'alerts.yml');
@@ -77,7 +77,7 @@ export async function startPrometheus(state: FleetState, log: (line: string) => 
   await waitFor(
     'Prometheus scraping every node',
     async () => {
-      const targets = (await prometheusApi(state, '/api/v1/targets?state=active')).activeTargets as Array<{ health: string }>;
+      const targets = (await prometheusApi<{ activeTargets: Array<{ health: string }> }>(state, '/api/v1/targets?state=active')).activeTargets;
       return targets.length === state.nodes.length && targets.every((t) => t.health === 'up');
     },
     60_000,
@@ -87,9 +87,9 @@ export async function startPrometheus(state: FleetState, log: (line: string) => 
 }
 
 /** `data` of a Prometheus HTTP API answer. */
-export async function prometheusApi(state: FleetState, route: string): Promise<any> {
+export async function prometheusApi<T = unknown>(state: FleetState, route: string): Promise<T> {
   const res = await fetch(`${prometheusUrl(state)}${route}`, { signal: AbortSignal.timeout(5_000) });
-  const body = (await res.json()) as { status: string; data: unknown; error?: string };
+  const body = (await res.json()) as { status: string; data: T; error?: string };
   if (body.status !== 'success') throw new Error(`Prometheus ${route}: ${body.error ?? res.status}`);
   return body.data;
 }
@@ -103,6 +103,6 @@ export interface ActiveAlert {
 
 /** The alerts pending or firing now. */
 export async function activeAlerts(state: FleetState): Promise<ActiveAlert[]> {
-  const { alerts } = (await prometheusApi(state, '/api/v1/alerts')) as { alerts: Array<{ labels: Record<string, string>; state: 'pending' | 'firing'; activeAt: string }> };
+  const { alerts } = await prometheusApi<{ alerts: Array<{ labels: Record<string, string>; state: 'pending' | 'firing'; activeAt: string }> }>(state, '/api/v1/alerts');
   return alerts.map((a) => ({ name: a.labels.alertname, state: a.state, labels: a.labels, activeAt: a.activeAt }));
 }

@@ -135,7 +135,7 @@ export async function proxyServers(socketPath: string): Promise<Record<string, s
   const text = await new Promise<string>((resolve, reject) => {
     const socket = net.connect(socketPath);
     let data = '';
-    socket.on('data', (chunk) => (data += chunk));
+    socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
     socket.on('end', () => resolve(data));
     socket.on('error', reject);
     socket.write('show stat\n');

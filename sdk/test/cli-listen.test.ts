@@ -194,7 +194,7 @@ describe('doorloom-partner listen', () => {
       // every delivery verified with each library; in order; each event of (start, last] at least once
       expect(bad).toEqual([]);
       const sequences = forwarded().map((r) => r.json.sequence as number);
-      for (let i = 1; i < sequences.length; i++) expect(sequences[i], `${sequences.slice(Math.max(0, i - 3), i + 2)}`).toBeGreaterThanOrEqual(sequences[i - 1]);
+      for (let i = 1; i < sequences.length; i++) expect(sequences[i], sequences.slice(Math.max(0, i - 3), i + 2).join(',')).toBeGreaterThanOrEqual(sequences[i - 1]);
       const expected = Array.from({ length: last - start }, (_, i) => start + 1 + i);
       expect([...new Set(sequences)]).toEqual(expected);
 

@@ -54,6 +54,7 @@ export const TABLE_OWNERS = {
   horizon_marks: 'calendar',
   unit_hold_versions: 'calendar',
   bookings: 'bookings',
+  host_booking_names: 'bookings',
   events: 'events',
   webhook_delivery_state: 'webhooks',
   delivery_attempts: 'webhooks',
@@ -65,5 +66,6 @@ export const TABLE_OWNERS = {
   service_clock: 'clock',
   idempotency_keys: 'http',
   rate_limit_counters: 'http',
+  staff_auth_known: 'http',
   alert_notices: 'alerts',
 } as const satisfies Record<keyof DB, string>;

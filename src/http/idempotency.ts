@@ -286,7 +286,8 @@ export function idempotent(deps: Deps) {
         if (reply.statusCode >= 500) {
           await releaseIdempotencyKey(deps.db, claim);
         } else if (!claim.storedWithChange) {
-          const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload ?? '');
+          // Serialized, a payload is a string or a Buffer (no create answers with a stream).
+          const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
           const contentType = String(reply.getHeader('content-type') ?? JSON_TYPE);
           const { integrationId, key, token } = claim;
           await completeIdempotencyKey(deps.state.idempotency, { integrationId, key, token }, { status: reply.statusCode, contentType, body });

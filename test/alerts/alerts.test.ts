@@ -147,7 +147,7 @@ describe('alerts the service evaluates itself', () => {
     const key = Buffer.from(ALERT_SECRET.slice('whsec_'.length), 'base64');
     for (const r of pager.requests) {
       expect(r.headers['content-type']).toBe('application/json');
-      const signed = `${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`;
+      const signed = `${String(r.headers['webhook-id'])}.${String(r.headers['webhook-timestamp'])}.${r.body}`;
       expect(r.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(signed).digest('base64')}`);
       // signed at the service clock's time, as partner deliveries are
       expect(Math.abs(Number(r.headers['webhook-timestamp']) - ctx.deps.clock.nowMs() / 1000)).toBeLessThan(60);

@@ -34,7 +34,7 @@ describe(`an undelivered booking escalates (${databaseUrl ? 'PostgreSQL' : 'PGli
       headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, json: (await res.json()) as any };
+    return { status: res.status, json: (await res.json()) };
   };
   const staff = (path: string, method = 'GET', body?: unknown) => call(`/api/staff/v1${path}`, method, body);
   const partner = (key: string, path: string, body: unknown) => call(`/api/integrations/v1${path}`, 'POST', body, key, { 'idempotency-key': newKey() });
@@ -106,7 +106,7 @@ describe(`an undelivered booking escalates (${databaseUrl ? 'PostgreSQL' : 'PGli
     for (const r of firing) {
       expect(r.path).toBe('/doorloom-alerts');
       expect(r.json).toMatchObject({ integration: { id: failing.id, slug: failing.slug }, detail: { booking_id: booking.id } });
-      const signed = `${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`;
+      const signed = `${String(r.headers['webhook-id'])}.${String(r.headers['webhook-timestamp'])}.${r.body}`;
       expect(r.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(signed).digest('base64')}`);
     }
   });

@@ -453,6 +453,7 @@ describe('POST /bookings: duplicates and idempotency', () => {
   it("a create's answer is stored by the booking's own transaction; a duplicate's by the hook after it", async () => {
     const { integ, villa } = await setup();
     const statements = ctx.deps.state.idempotency.complete;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- only put back on the same object below.
     const run = statements.run;
     // the hook's own store fails: only what a transaction stored is there to replay
     statements.run = async () => {

@@ -45,7 +45,7 @@ const reserve = (p: FixtureProperty, bookingId: number, units: Array<number | nu
   });
 const heldBy = (bookingId: number) =>
   ctx.deps.db.selectFrom('unit_nights').select(['unit_id', 'night']).where('booking_id', '=', bookingId).orderBy('night').orderBy('unit_id').execute();
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { code?: string }) => e.code ?? String(e));
+const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: unknown) => (e as { code?: string }).code ?? String(e));
 
 describe('holds storage', () => {
   it('decideStay and holdStay hold check_out-exclusive nights with the row, refuses what is taken, and releases', async () => {

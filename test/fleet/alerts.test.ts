@@ -39,7 +39,7 @@ function track(fn: () => Promise<void>) {
 /** Waits until Prometheus's alerts satisfy `check`; returns them. */
 async function alertsUntil(what: string, check: (alerts: ActiveAlert[]) => boolean, timeoutMs = 90_000): Promise<ActiveAlert[]> {
   const until = Date.now() + timeoutMs;
-  let last: ActiveAlert[] = [];
+  let last: ActiveAlert[];
   for (;;) {
     last = await activeAlerts(state);
     if (check(last)) return last;

@@ -32,7 +32,7 @@ interface Checker {
 }
 
 const state = globalThis as unknown as {
-  __openapiCheck?: { checker?: Checker; findings: string[]; subscribed: boolean};
+  __openapiCheck?: { checker?: Checker; findings: string[]; subscribed: boolean };
 };
 state.__openapiCheck ??= { findings: [], subscribed: false };
 const shared = state.__openapiCheck;
@@ -85,7 +85,13 @@ function operationOf(c: Checker, request: FastifyRequest): { path: string; metho
 
 /** Ajv's errors in short: one line per kind of error (array indices folded), at most six. */
 function errorsInShort(errors: ErrorObject[] | null | undefined): string {
-  const lines = [...new Set((errors ?? []).filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf').map((e) => `${e.instancePath.replace(/\/[0-9]+(?=\/|$)/g, '/N') || '/'} ${e.message}`))];
+  const lines = [
+    ...new Set(
+      (errors ?? [])
+        .filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
+        .map((e) => `${e.instancePath.replace(/\/[0-9]+(?=\/|$)/g, '/N') || '/'} ${e.message}`),
+    ),
+  ];
   return lines.slice(0, 6).join('; ') + (lines.length > 6 ? `; … ${lines.length - 6} more` : '');
 }
 
@@ -109,7 +115,9 @@ export function responseFindings(request: FastifyRequest, reply: FastifyReply, p
     // Routes the document hides on purpose (health, metrics, the console, the reference itself)
     // and requests no route took (their 404/405 answers are the router's) are not described.
     const hidden = (request.routeOptions.schema as Any)?.hide === true || !request.routeOptions.url || request.routeOptions.url.includes('*');
-    return hidden || !request.routeOptions.url.startsWith('/api/') ? [] : [`${describe(request, reply)}: the route ${request.routeOptions.url} is not in the document`];
+    return hidden || !request.routeOptions.url.startsWith('/api/')
+      ? []
+      : [`${describe(request, reply)}: the route ${request.routeOptions.url} is not in the document`];
   }
   const { path, method, operation } = found;
   const status = String(reply.statusCode);
@@ -140,7 +148,9 @@ export function responseFindings(request: FastifyRequest, reply: FastifyReply, p
     if (!content) {
       if (body !== '') problems.push(`a body is sent where the document declares none`);
     } else {
-      const type = String(sent['content-type'] ?? '').split(';')[0]!.trim();
+      const type = String(sent['content-type'] ?? '')
+        .split(';')[0]
+        .trim();
       const media = content[type];
       if (!media) problems.push(`content type ${JSON.stringify(type)} is not declared (${Object.keys(content).join(', ')})`);
       else if (media.schema && type === 'application/json') {
@@ -151,7 +161,10 @@ export function responseFindings(request: FastifyRequest, reply: FastifyReply, p
           problems.push('the body is not JSON');
         }
         if (value !== undefined) {
-          const where = typeof responses[key].$ref === 'string' ? ['components', 'responses', responses[key].$ref.split('/').pop()] : ['paths', path, method, 'responses', key];
+          const where =
+            typeof responses[key].$ref === 'string'
+              ? ['components', 'responses', responses[key].$ref.split('/').pop()]
+              : ['paths', path, method, 'responses', key];
           const validate = validatorAt(c, ...where, 'content', type, 'schema');
           if (!validate(value)) {
             problems.push(`the body does not match its schema: ${errorsInShort(validate.errors)} — body ${body.slice(0, 300)}`);
@@ -206,7 +219,7 @@ export function acceptedRequestFindings(request: FastifyRequest, reply: FastifyR
       const value = request.headers[name.toLowerCase()];
       texts = value === undefined ? [] : Array.isArray(value) ? value : [String(value)];
     } else if (parameter.in === 'path') {
-      const value = (request.params as Record<string, unknown>)?.[name];
+      const value = (request.params as Record<string, string | number | undefined>)?.[name];
       texts = value === undefined ? [] : [String(value)];
     } else continue;
     if (texts.length === 0) {
@@ -219,7 +232,9 @@ export function acceptedRequestFindings(request: FastifyRequest, reply: FastifyR
       const value = typedText(schema, text);
       const validate = compiledSchema(c, schema);
       if (value === null || !validate(value)) {
-        problems.push(`the ${parameter.in} parameter ${name}=${JSON.stringify(text)} breaks its schema${value === null ? ` (not ${schema.type === 'integer' ? 'an' : 'a'} ${schema.type})` : `: ${c.ajv.errorsText(validate.errors)}`}, yet the request was accepted`);
+        problems.push(
+          `the ${parameter.in} parameter ${name}=${JSON.stringify(text)} breaks its schema${value === null ? ` (not ${schema.type === 'integer' ? 'an' : 'a'} ${schema.type})` : `: ${c.ajv.errorsText(validate.errors)}`}, yet the request was accepted`,
+        );
       }
     }
   }

@@ -118,7 +118,7 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 
   let dbName: string;
 
   beforeAll(async () => {
-    scratch = await scratchDatabase(databaseUrl!);
+    scratch = await scratchDatabase(databaseUrl);
     dbName = new URL(scratch.env.DATABASE_URL).pathname.slice(1);
     admin = new pg.Client({ connectionString: databaseUrl! });
     await admin.connect();

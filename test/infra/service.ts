@@ -36,8 +36,8 @@ export async function spawnService(env: Record<string, string | undefined>, opti
     : spawn(process.execPath, args, { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (err += c));
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -85,7 +85,7 @@ export async function openRaw(port: number): Promise<RawExchange> {
   });
   const start = performance.now();
   let data = '';
-  socket.on('data', (c) => (data += c));
+  socket.on('data', (c: Buffer) => (data += c.toString()));
   socket.on('error', () => {});
   const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now() - start)));
   return { socket, received: () => data, closed };

@@ -203,7 +203,7 @@ interface Row {
 async function events(client: DoorloomClient, cursor: number, signal: AbortSignal, options: ListenOptions): Promise<{ rows: Row[]; hasMore: boolean; skipTo: number }> {
   try {
     const page = await client.listEvents({ after_sequence: cursor, limit: PAGE_SIZE }, { signal });
-    const rows = page.data.map((r) => ({ sequence: r.sequence, status: r.delivery.status, event: r.event as Record<string, unknown> }));
+    const rows = page.data.map((r) => ({ sequence: r.sequence, status: r.delivery.status, event: r.event }));
     return { rows, hasMore: page.cursor.has_more, skipTo: cursor };
   } catch (error) {
     const oldest = error instanceof DoorloomApiError && error.code === 'CURSOR_EXPIRED' ? Number((error.errors as { oldest_sequence?: unknown } | undefined)?.oldest_sequence) : NaN;
@@ -241,8 +241,8 @@ async function call<T>(options: ListenOptions, signal: AbortSignal, fn: () => Pr
 async function forward(options: ListenOptions, agent: http.Agent, event: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
   const body = JSON.stringify(event);
   const id = String(event.id);
-  const slug = String((event.integration as { slug?: unknown } | null)?.slug ?? '');
-  const property = (event.property as { doorloom_id?: unknown } | null)?.doorloom_id ?? '-';
+  const slug = String((event.integration as { slug?: string } | null)?.slug ?? '');
+  const property = (event.property as { doorloom_id?: number } | null)?.doorloom_id ?? '-';
   for (let wait = RETRY_MIN_MS; !signal.aborted; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
     const headers = signDelivery({ secrets: options.webhookSecrets, id, slug, body, version: String(event.version) });
     const started = performance.now();

@@ -74,7 +74,7 @@ export function parseTrigger(args: string[], env: NodeJS.ProcessEnv = process.en
   const missing = REQUIRED[action as TriggerAction].filter((flag) => values[flag] === undefined || values[flag] === '');
   if (missing.length > 0) throw new ConfigurationError(`${action} needs ${missing.map((m) => `--${m}`).join(', ')}`);
   for (const flag of ['from', 'to'] as const) {
-    if (values[flag] !== undefined && !DATE.test(values[flag]!)) throw new ConfigurationError(`--${flag} must be a date YYYY-MM-DD, got "${values[flag]}"`);
+    if (values[flag] !== undefined && !DATE.test(values[flag])) throw new ConfigurationError(`--${flag} must be a date YYYY-MM-DD, got "${values[flag]}"`);
   }
   if (values.scope !== undefined && values.scope !== 'everywhere' && values.scope !== 'ota_only') {
     throw new ConfigurationError(`--scope must be everywhere or ota_only, got "${values.scope}"`);

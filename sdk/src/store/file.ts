@@ -56,7 +56,7 @@ export class FileStore implements SyncStore {
     });
     if (checkpoint !== null) await chmod(checkpointPath, FILE_MODE);
     if (checkpoint !== null) {
-      for (const [key, value] of JSON.parse(checkpoint).entries as Array<[string, unknown]>) this.data.set(key, value);
+      for (const [key, value] of (JSON.parse(checkpoint) as { entries: Array<[string, unknown]> }).entries) this.data.set(key, value);
     }
 
     const journalPath = path.join(this.dir, JOURNAL);
@@ -70,7 +70,7 @@ export class FileStore implements SyncStore {
       const line = bytes.subarray(start, end).toString('utf8');
       const body = line.slice(17);
       if (line[16] !== ' ' || digest(body) !== line.slice(0, 16)) break;
-      this.apply(JSON.parse(body));
+      this.apply(JSON.parse(body) as Array<[string, unknown]>);
       start = end + 1;
       valid = start;
     }

@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { successBody } from '../../http/envelope.js';
 import { notFound, validationFailed } from '../../http/errors.js';
+import { dataClock } from '../../lib/clock.js';
 import { kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { decideStay, holdStay, HoldConflict, refuseUnbookable } from '../calendar/calendar.holds.js';
@@ -14,8 +15,8 @@ import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { withEvents, type AppendTarget, type EventTransaction } from '../events/events.log.js';
 import { coveredPropertyId } from '../properties/properties.resolve.js';
-import { propertyExists, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
-import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { propertyBrandId, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
+import { bookingInsert, hostBookingIdOf, nextHostBookingName, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
 import { MAX_WRITE_ATTEMPTS, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -101,16 +102,18 @@ async function writeNewBooking(
     requested: RequestedUnit[];
     input: StayInput;
     ids: ViewIds;
-    /** A host booking without an id of its own is named after its service id (DL-<id>). */
-    hostId: boolean;
+    /** The brand of a host booking: one without an id of its own gets the brand's next `DL-<n>`. */
+    hostBrandId: number | null;
     targets?: AppendTarget[];
   },
 ): Promise<BookingRow> {
   const { actorIntegrationId, input } = write;
   const now = deps.clock.now();
-  const id = write.hostId ? await nextBookingId(trx) : undefined;
+  const hostBrandId = write.hostBrandId;
+  const externalBookingId = hostBrandId !== null && !input.externalBookingId ? await nextHostBookingName(trx, hostBrandId) : input.externalBookingId;
   const values = (units: BookingUnit[]) => ({
-    ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
+    external_booking_id: externalBookingId,
+    brand_id: hostBrandId,
     integration_id: actorIntegrationId,
     property_id: lock.propertyId,
     status: input.status,
@@ -160,7 +163,7 @@ async function writeNewBooking(
  */
 export async function createBooking(deps: Deps, integrationId: number, body: CreateBookingInput, complete?: CompleteInTransaction): Promise<CreateAnswer> {
   const input = checkPropertyRef(body);
-  const today = kolkataDate(deps.clock.now());
+  const today = kolkataDate(dataClock(deps.clock, 'today', { integrationId }).now());
   // A lost race is final unless the service picked units: then the next attempt picks around the winner.
   for (let attempt = 1; ; attempt++) {
     const outcome = await createTransaction(deps, integrationId, input, today, complete);
@@ -202,7 +205,7 @@ async function createTransaction(
         aliases: new Map(context.units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
       };
       const stay = stayOf(input, input.external_booking_id, input.source.channel);
-      const row = await writeNewBooking(deps, trx, lock, { actorIntegrationId: integrationId, requested, input: stay, ids, hostId: false, targets: context.targets });
+      const row = await writeNewBooking(deps, trx, lock, { actorIntegrationId: integrationId, requested, input: stay, ids, hostBrandId: null, targets: context.targets });
       const answer = createdAnswer(bookingView(row, ids));
       await complete?.(trx, answer);
       return { kind: 'created', answer };
@@ -217,7 +220,7 @@ async function createTransaction(
 /**
  * Staff POST /properties/{id}/bookings: a host booking (origin doorloom for every integration
  * that covers the property). Units by inventory_id or picked by the service; the id defaults to
- * DL-<id>; the channel to `direct`.
+ * the brand's next DL-<n>; the channel to `direct`.
  */
 export async function hostCreateBooking(
   deps: Deps,
@@ -225,35 +228,30 @@ export async function hostCreateBooking(
   input: HostCreateBookingInput,
   options: { aliasesOf?: number } = {},
 ): Promise<BookingView> {
-  notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
+  // Host ids are unique per brand: another brand's booking with the same id is not looked at.
+  const brandId = await propertyBrandId(deps.db, propertyId);
+  if (brandId === null) throw notFound('No such property.');
+  notBeforeToday(input.check_in, kolkataDate(dataClock(deps.clock, 'today', { brandId }).now()));
   // `external_unit_id` names a unit by an integration's alias: the sandbox acts for one.
   const units = await selectPropertyUnits(deps.db, propertyId, options.aliasesOf ?? null);
-  if (units.length === 0) {
-    if (!(await propertyExists(deps.db, propertyId))) throw notFound('No such property.');
-  }
   if (input.external_booking_id !== undefined) {
-    const taken = await deps.db
-      .selectFrom('bookings')
-      .select('id')
-      .where('integration_id', 'is', null)
-      .where('external_booking_id', '=', input.external_booking_id)
-      .executeTakeFirst();
-    if (taken) throw validationFailed({ external_booking_id: [`is already used by host booking ${taken.id}`] });
+    const taken = await hostBookingIdOf(deps.db, brandId, input.external_booking_id);
+    if (taken !== null) throw validationFailed({ external_booking_id: [`is already used by host booking ${taken}`] });
   }
   const requested = resolveUnits(input.units, units);
-  // the id defaults to DL-<id> once the id is known; the channel to direct
+  // the id defaults to the brand's next DL-<n> (in the transaction); the channel to direct
   const stay = stayOf(input, input.external_booking_id ?? '', input.source?.channel ?? 'direct');
   try {
     const row = await retryPicks(() =>
       withEvents(deps, async (trx) => {
         const lock = await lockProperty(trx, propertyId);
         if (!lock) throw notFound('No such property.');
-        return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostId: true });
+        return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostBrandId: brandId });
       }),
     );
     return bookingView(row, NO_IDS);
   } catch (error) {
-    if (isUniqueViolation(error, 'bookings_host_external_id')) {
+    if (isUniqueViolation(error, 'bookings_host_brand_external_id')) {
       throw validationFailed({ external_booking_id: ['is already used by another host booking'] });
     }
     if (error instanceof HoldConflict) throw await unavailableNow(deps, error.stay);

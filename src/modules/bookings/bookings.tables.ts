@@ -29,6 +29,8 @@ export interface BookingsTable {
   integration_id: number | null;
   external_booking_id: string;
   property_id: number;
+  /** The property's brand, on host bookings (their ids are unique per brand); null on partner bookings. */
+  brand_id: Generated<number | null>;
   status: BookingStatus;
   revision: Generated<number>;
   /** `YYYY-MM-DD` */
@@ -51,6 +53,14 @@ export interface BookingsTable {
 }
 
 /** Tables owned by the bookings module (see its migrations). */
+/** The last generated `DL-<n>` host booking name of each brand. */
+export interface HostBookingNamesTable {
+  brand_id: number;
+  /** bigint: the driver returns it as a string. */
+  last_number: ColumnType<string, number | string, number | string>;
+}
+
 export interface BookingTables {
   bookings: BookingsTable;
+  host_booking_names: HostBookingNamesTable;
 }

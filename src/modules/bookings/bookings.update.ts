@@ -3,6 +3,7 @@ import type { Updateable } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { fail } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
+import { dataClock } from '../../lib/clock.js';
 import { decideStay, holdStay, HoldConflict, refuseUnbookable, releaseStay } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
@@ -173,7 +174,7 @@ function fieldChanges(row: BookingRow, input: UpdateBookingInput, next: { status
 
 async function applyChange(deps: Deps, trx: EventTransaction, lock: PropertyLock, viewer: Viewer, row: BookingRow, input: UpdateBookingInput): Promise<Outcome> {
   const now = deps.clock.now();
-  const today = kolkataDate(now);
+  const today = kolkataDate(dataClock(deps.clock, 'today', { brandId: lock.brandId }).now());
   const actorIntegrationId = isHost(viewer) ? null : viewer.integrationId;
   // Coverage removed (docs/decisions.md, "Coverage"): the integration keeps reading and may cancel
   // its own bookings of the property, but changes nothing else there, and so holds nothing.

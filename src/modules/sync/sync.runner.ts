@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
@@ -50,7 +51,7 @@ async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolea
       return false;
     }
     const propertyId = job.property_ids[job.next_index];
-    const today = kolkataDate(now);
+    const today = kolkataDate(dataClock(deps.clock, 'horizon', { integrationId: job.integration_id }).now());
     // The property's calendar lock, the one every writer of its calendar, units and settings takes,
     // before anything is read: the state regenerated here and the sequences allocated for it are
     // then both after every write that committed before, and before every write that follows. Read

@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector } from '../../http/errors.js';
@@ -52,7 +53,8 @@ export interface SyncAccepted {
  * 7th and later calls of a day are 429 RATE_LIMITED until the day ends. Returns the day's calls left.
  */
 export async function countSyncCallToday(deps: Deps, integrationId: number): Promise<number> {
-  const now = deps.clock.nowMs();
+  // The day's calls and the 24-hour window run on the brand's clock (a sandbox brand's own).
+  const now = dataClock(deps.clock, 'resyncWindow', { integrationId }).nowMs();
   const today = kolkataDate(now);
   const calls = await countSyncCall(deps.db, integrationId, today);
   if (calls > SYNC_DAILY_CALLS) {
@@ -69,7 +71,7 @@ export async function countSyncCallToday(deps: Deps, integrationId: number): Pro
  * 3. accepted: a job is queued for the background runner (never regenerated in the request).
  */
 export async function requestSync(deps: Deps, integrationId: number, body: SyncInput): Promise<SyncAccepted> {
-  const now = deps.clock.nowMs();
+  const now = dataClock(deps.clock, 'resyncWindow', { integrationId }).nowMs();
   const { property_ids: propertyIds, types: rawTypes } = body;
 
   const problems = new FieldErrorCollector();

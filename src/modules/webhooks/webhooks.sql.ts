@@ -241,12 +241,13 @@ function attemptColumns(rows: AttemptRow[]) {
     eventType: rows.map((r) => r.event_type),
     sequence: rows.map((r) => r.sequence ?? null),
     attempt: rows.map((r) => r.attempt ?? null),
-    at: rows.map((r) => (r.attempted_at as Date).toISOString()),
+    at: rows.map((r) => (r.attempted_at).toISOString()),
     duration: rows.map((r) => r.duration_ms),
     status: rows.map((r) => r.status_code ?? null),
     error: rows.map((r) => r.error ?? null),
     success: rows.map((r) => r.success),
     body: rows.map((r) => r.response_body ?? null),
+    private: rows.map((r) => r.private_answer ?? false),
     worker: rows.map((r) => r.worker),
   };
 }
@@ -255,9 +256,9 @@ export async function insertAttempts(db: Q, rows: AttemptRow[]): Promise<void> {
   if (rows.length === 0) return;
   const c = attemptColumns(rows);
   await sql`
-    insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, worker)
+    insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, private_answer, worker)
     select * from unnest(${c.integration}::int[], ${c.eventId}::text[], ${c.eventType}::text[], ${c.sequence}::bigint[], ${c.attempt}::int[],
-      ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.worker}::text[])
+      ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.private}::bool[], ${c.worker}::text[])
   `.execute(db);
 }
 
@@ -310,9 +311,9 @@ export async function writeOutcomes(db: Q, w: OutcomeWrite): Promise<void> {
     ), settled as (
       select sequence from delivered union all select sequence from skipped
     ), logged as (
-      insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, worker)
+      insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, private_answer, worker)
       select * from unnest(${c.integration}::int[], ${c.eventId}::text[], ${c.eventType}::text[], ${c.sequence}::bigint[], ${c.attempt}::int[],
-        ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.worker}::text[])
+        ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.private}::bool[], ${c.worker}::text[])
       where exists (select 1 from lease)
       returning 1
     ), touched as (
@@ -348,7 +349,7 @@ export function attemptLog(db: Q, integrationId: number, after: number, limit: n
 export function eventAttemptsNewestFirst(db: Q, integrationId: number, before: number | null, limit: number) {
   let query = db
     .selectFrom('delivery_attempts')
-    .select(['id', 'event_id', 'event_type', 'sequence', 'attempt', 'attempted_at', 'duration_ms', 'status_code', 'error', 'success', 'response_body'])
+    .select(['id', 'event_id', 'event_type', 'sequence', 'attempt', 'attempted_at', 'duration_ms', 'status_code', 'error', 'success', 'response_body', 'private_answer'])
     .where('integration_id', '=', integrationId)
     .where('sequence', 'is not', null)
     .orderBy('id', 'desc')

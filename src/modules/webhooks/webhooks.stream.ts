@@ -1,11 +1,13 @@
+import { dataClock } from '../../lib/clock.js';
 import os from 'node:os';
 import type { Deps } from '../../deps.js';
 import type { Claims, Lease } from '../leases/leases.claims.js';
 import { OutcomeBuffer, pauseIntegration, recordAbandoned, recordEventFailure, recordPing, type Attempt } from './webhooks.outcomes.js';
 import { pauseBeforeRetry } from './webhooks.policy.js';
 import type { SendResult, Sender } from './webhooks.send.js';
-import { loadDeliveryState, pendingEvents, type DeliveryState, type PendingEvent } from './webhooks.sql.js';
-import { pingEvent, sendEvent, signEvent, targetOf, type Signed, type Target } from './webhooks.target.js';
+import { StreamReader } from './webhooks.reader.js';
+import type { DeliveryState, PendingEvent } from './webhooks.sql.js';
+import { pingEvent, sendEvent, sendSigningNext, targetOf, type Signed, type Target } from './webhooks.target.js';
 
 /** Identifies this process in the attempt log. */
 export const WORKER_NAME = `${os.hostname()}:${process.pid}`;
@@ -35,8 +37,6 @@ export interface StreamContext {
   stopping(): boolean;
 }
 
-type Ahead = Promise<[DeliveryState | undefined, PendingEvent[]]>;
-
 /**
  * One integration's delivery under its lease: the pending events strictly in sequence order, the
  * next only after a 2xx, until the queue is empty, the integration waits on its retry ladder or is
@@ -44,10 +44,9 @@ type Ahead = Promise<[DeliveryState | undefined, PendingEvent[]]>;
  * (OutcomeBuffer), each write fenced by the lease.
  */
 export class StreamDelivery {
-  private cursor = 0;
-  /** The next batch and state, read while this batch is on the wire. */
-  private ahead: Ahead | null = null;
+  private readonly read: StreamReader;
   private readonly out: OutcomeBuffer;
+  private readonly cancellable = (cancel: (() => void) | null) => (this.control.cancel = cancel);
 
   constructor(
     private readonly ctx: StreamContext,
@@ -56,6 +55,7 @@ export class StreamDelivery {
     private readonly integrationId: number,
     private state: DeliveryState | undefined,
   ) {
+    this.read = new StreamReader(ctx.deps.db, integrationId, ctx.batchSize);
     this.out = new OutcomeBuffer(ctx.deps, integrationId, WORKER_NAME, (state?.consecutive_failures ?? 0) > 0, lease);
   }
 
@@ -66,7 +66,7 @@ export class StreamDelivery {
         const held = await this.holdBack();
         if (held === 'again') continue;
         if (held) return held;
-        const batch = await this.nextBatch();
+        const batch = await this.read.batch();
         if (batch.length === 0) return 'drained';
         const sent = await this.sendBatch(await targetOf(this.ctx.deps, this.state!), batch);
         if (sent === 'stopped') return 'stopped';
@@ -81,8 +81,8 @@ export class StreamDelivery {
     return !this.ctx.stopping() && !this.control.aborted && this.ctx.claims.holds(this.lease);
   }
 
-  private reload(): Promise<DeliveryState | undefined> {
-    return loadDeliveryState(this.ctx.deps.db, this.integrationId);
+  private clock() {
+    return dataClock(this.ctx.deps.clock, 'deliveryRetries', { integrationId: this.integrationId });
   }
 
   /** Why the stream may not send now (null: it may); `again` after a ping that answered. */
@@ -91,12 +91,13 @@ export class StreamDelivery {
     if (!state || state.status === 'disabled' || !state.webhook_url) return 'idle';
     // a read taken while a flush was resetting the counters may still show them
     if (this.out.succeeded) state = this.state = { ...state, consecutive_failures: 0, next_attempt_at: null };
-    const now = this.ctx.deps.clock.nowMs();
+    // The retry ladder, the pause and the attempts' times run on the brand's clock; signatures on the service's.
+    const now = this.clock().nowMs();
     if (state.next_attempt_at && state.next_attempt_at.getTime() > now) return 'waiting';
     if (state.status === 'paused') {
       if (!(await this.ping(state))) return 'waiting';
-      this.state = await this.reload();
-      this.cursor = 0;
+      this.read.restart();
+      this.state = await this.read.state();
       return 'again';
     }
     const history = {
@@ -113,24 +114,12 @@ export class StreamDelivery {
   /** A paused integration's ping; a 2xx resumes it. */
   private async ping(state: DeliveryState): Promise<boolean> {
     const { deps, sender } = this.ctx;
-    const at = deps.clock.nowMs();
+    const at = this.clock().nowMs();
     const { id, body } = pingEvent(state, at);
-    const result = await sendEvent(deps, sender, await targetOf(deps, state), { id, body, cancellable: (cancel) => (this.control.cancel = cancel) });
+    const result = await sendEvent(deps, sender, await targetOf(deps, state), { id, body, cancellable: this.cancellable });
     if (this.control.aborted) return false;
     const attempt: Attempt = { eventId: id, eventType: 'ping', sequence: null, attempt: null, at, result };
     return recordPing(deps, { integrationId: state.id, slug: state.slug }, WORKER_NAME, attempt, this.lease);
-  }
-
-  private async nextBatch(): Promise<PendingEvent[]> {
-    const { deps, batchSize } = this.ctx;
-    const batch = this.ahead ? (await this.ahead)[1] : await pendingEvents(deps.db, this.integrationId, this.cursor, batchSize);
-    this.ahead = null;
-    if (batch.length === batchSize) {
-      const after = batch[batch.length - 1].sequence;
-      this.ahead = Promise.all([this.reload(), pendingEvents(deps.db, this.integrationId, after, batchSize)]);
-      this.ahead.catch(() => {}); // awaited later, or dropped after a failure
-    }
-    return batch;
   }
 
   /** Sends the batch in order: `failed` at the first failure (recorded), `stopped` when cut off. */
@@ -144,23 +133,13 @@ export class StreamDelivery {
       if (!target.types.has(event.type)) {
         // the subscription changed after it was recorded: not delivered any more
         this.out.skipped(event.sequence);
-        this.cursor = event.sequence;
+        this.read.cursor = event.sequence;
         continue;
       }
-      const at = deps.clock.nowMs();
-      const sending = sendEvent(deps, this.ctx.sender, target, { id: event.id, body: event.body, presigned, cancellable: (cancel) => (this.control.cancel = cancel) });
-      presigned = null;
-      // The next event is signed while this one is on the wire (the two HMACs of a 3.7 KB body
-      // were ~10 % of the stream's CPU): in the loop's check phase, once this request has been
-      // written. It goes only once this one is answered 2xx; an answer that comes first leaves
-      // it to be signed as it is sent.
-      const following = batch[i + 1];
-      const signing =
-        following && target.url && target.types.has(following.type)
-          ? setImmediate(() => (presigned = signEvent(deps, target, following.id, following.body)))
-          : null;
-      const result: SendResult = await sending;
-      if (signing) clearImmediate(signing);
+      const at = this.clock().nowMs();
+      const sent = await sendSigningNext(deps, this.ctx.sender, target, { id: event.id, body: event.body, presigned, cancellable: this.cancellable }, batch[i + 1]);
+      const result: SendResult = sent.result;
+      presigned = sent.presigned;
       const attempt: Attempt = { eventId: event.id, eventType: event.type, sequence: event.sequence, attempt: event.attempts + 1, at, result };
       if (this.control.aborted) {
         // outcome unknown: it stays pending and goes again; the attempt log says so
@@ -174,7 +153,7 @@ export class StreamDelivery {
         return 'failed';
       }
       this.out.delivered(event.sequence, attempt);
-      this.cursor = event.sequence;
+      this.read.cursor = event.sequence;
       await this.out.maybeFlush();
     }
     return 'sent';
@@ -183,14 +162,16 @@ export class StreamDelivery {
   /** The state for the next round: read again after a failure, else the one read ahead with the next batch. */
   private async refresh(failed: boolean): Promise<void> {
     if (failed) {
-      this.ahead = null;
-      this.state = await this.reload();
-      this.cursor = 0;
-    } else if (this.ahead) {
-      this.state = (await this.ahead)[0];
+      this.read.restart();
+      this.state = await this.read.state();
+      return;
+    }
+    const ahead = await this.read.stateAhead();
+    if (ahead) {
+      this.state = ahead.state;
     } else {
       await this.out.maybeFlush();
-      this.state = await this.reload();
+      this.state = await this.read.state();
     }
   }
 }

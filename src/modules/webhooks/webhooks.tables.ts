@@ -15,6 +15,8 @@ export interface DeliveryAttemptsTable {
   error: string | null;
   success: boolean;
   response_body: string | null;
+  /** Answered from a non-public address: partners see the status only (migration 2026_11_29_0401). */
+  private_answer: Generated<boolean>;
   worker: string;
 }
 

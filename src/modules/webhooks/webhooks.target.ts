@@ -1,3 +1,4 @@
+import { serviceClock } from '../../lib/clock.js';
 import type { Deps } from '../../deps.js';
 import { API_VERSION } from '../../lib/contract.js';
 import { ulid } from '../../lib/ids.js';
@@ -44,7 +45,7 @@ export async function targetOf(deps: Deps, state: DeliveryState): Promise<Target
 
 /** An event's delivery headers, signed at the current second of the service clock. */
 export function signEvent(deps: Deps, target: Target, id: string, body: string): Signed {
-  const timestamp = Math.floor(deps.clock.nowMs() / 1000);
+  const timestamp = Math.floor(serviceClock(deps.clock, 'signatures').nowMs() / 1000);
   return { id, timestamp, headers: deliveryHeaders({ slug: target.slug, id, timestamp, body, keys: target.keys }) };
 }
 
@@ -54,7 +55,7 @@ export interface Outgoing {
   body: string;
   presigned?: Signed | null;
   /** Handed the function that cuts the request off. */
-  cancellable(cancel: (() => void) | null): void;
+  cancellable: (cancel: (() => void) | null) => void;
 }
 
 /** Posts one event to the target (a URL that cannot be parsed fails without a request) and counts the attempt. */
@@ -64,7 +65,7 @@ export async function sendEvent(deps: Deps, sender: Sender, target: Target, even
     result = { ok: false, status: null, error: target.urlProblem, durationMs: 0, body: null };
   } else {
     const { presigned } = event;
-    const fresh = !!presigned && presigned.id === event.id && presigned.timestamp === Math.floor(deps.clock.nowMs() / 1000);
+    const fresh = !!presigned && presigned.id === event.id && presigned.timestamp === Math.floor(serviceClock(deps.clock, 'signatures').nowMs() / 1000);
     const { headers } = fresh ? presigned : signEvent(deps, target, event.id, event.body);
     result = await sender.send({ url: target.url, headers, body: event.body, timeoutMs: target.timeoutMs, cancellable: event.cancellable });
   }
@@ -72,7 +73,29 @@ export async function sendEvent(deps: Deps, sender: Sender, target: Target, even
   return result;
 }
 
-/** A paused integration's ping at `at` (service clock): its event id and body. */
+/**
+ * Posts one event and signs the following one while it is on the wire (the two HMACs of a 3.7 KB
+ * body were ~10 % of the stream's CPU): in the loop's check phase, once this request has been
+ * written. Those headers are for use once this one is answered 2xx; an answer that comes first
+ * leaves the next event to be signed as it is sent (`presigned` null).
+ */
+export async function sendSigningNext(
+  deps: Deps,
+  sender: Sender,
+  target: Target,
+  event: Outgoing,
+  following: { id: string; type: string; body: string } | undefined,
+): Promise<{ result: SendResult; presigned: Signed | null }> {
+  let presigned: Signed | null = null;
+  const sending = sendEvent(deps, sender, target, event);
+  const signing =
+    following && target.url && target.types.has(following.type) ? setImmediate(() => (presigned = signEvent(deps, target, following.id, following.body))) : null;
+  const result = await sending;
+  if (signing) clearImmediate(signing);
+  return { result, presigned };
+}
+
+/** A paused integration's ping at `at` (its brand's clock): its event id and body. */
 export function pingEvent(state: DeliveryState, at: number): { id: string; body: string } {
   const id = ulid(at);
   const body = JSON.stringify({

@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.js';
-import { FailureGate } from '../../lib/backoff.js';
 import { createClaims, LeaseLostError, type Claims, type Lease } from '../leases/leases.claims.js';
 import { createSender, type Sender } from './webhooks.send.js';
-import { dueIntegrations, hasPendingEvents, loadDeliveryState } from './webhooks.sql.js';
+import { hasPendingEvents, loadDeliveryState } from './webhooks.sql.js';
 import { RunControl, StreamDelivery, type RunEnd, type StreamContext } from './webhooks.stream.js';
 import { targetPolicy } from './webhooks.url.js';
+import { ScanLoop, TakeoverProbe } from './webhooks.wakeups.js';
 
 export { WORKER_NAME } from './webhooks.stream.js';
 
@@ -31,13 +31,6 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-/**
- * How often the streams another process held when this one tried are checked for a holder gone
- * (its session lock free, see leases.claims.ts): a dead holder's streams resume within this, not
- * after its lease.
- */
-const TAKEOVER_PROBE_MS = 1_000;
-
 /** One integration's turn in this process: its stream runs again while it is woken meanwhile. */
 interface Run {
   /** Woken while running: look again before ending. */
@@ -48,39 +41,17 @@ interface Run {
   done: Promise<void>;
 }
 
-/** Runs `task`, or once more after the run in progress when asked meanwhile. */
-class Coalesced {
-  private running = false;
-  private again = false;
-  constructor(private readonly task: () => Promise<void>) {}
-
-  async run(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    try {
-      do {
-        this.again = false;
-        await this.task();
-      } while (this.again);
-    } finally {
-      this.running = false;
-    }
-  }
-}
-
 /**
- * The webhook delivery worker of one process (decisions §7): the scheduler that decides which
- * integration's stream to deliver next, and when. Each stream is delivered by a StreamDelivery
- * under a claim (see leases.claims.ts), so at most one delivery is in flight per integration
- * however many processes share the database.
+ * The webhook delivery worker of one process (decisions §7).
+ *
+ * The scheduler decides which integration's stream to deliver next, and when; a StreamDelivery
+ * delivers one stream under its claim (see leases.claims.ts), so at most one delivery is in
+ * flight per integration however many processes share the database.
  *
  * It wakes on `events` (integration ids, after a commit that recorded events, see withEvents), on
- * `clock` (the test clock moved), on other processes' notifications (see listenForEvents), and on a
- * safety-net scan, so every timer it honours is read from the service clock. A stream another
- * process held is probed every TAKEOVER_PROBE_MS until that claim is free.
+ * `clock` (the test clock moved), on other processes' notifications (see listenForEvents), on a
+ * safety-net scan (ScanLoop), and for a stream another process held, once that claim is free
+ * (TakeoverProbe). Every timer it honours is read from the service clock.
  */
 export function startDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions = {}): DeliveryWorker {
   return new DeliveryScheduler(deps, options);
@@ -92,59 +63,44 @@ class DeliveryScheduler implements DeliveryWorker {
   private readonly context: StreamContext;
   private readonly runs = new Map<number, Run>();
   private readonly waiting = new Set<number>();
-  /** Streams whose claim another process held when this one tried. */
-  private readonly contended = new Set<number>();
   private stopping = false;
-  // While the database is down the scan backs off (capped exponential) instead of failing every second.
-  private readonly scanGate: FailureGate;
-  private readonly scanner = new Coalesced(() => this.scanOnce());
-  private readonly prober = new Coalesced(() => this.probeOnce());
-  private scanTimer: NodeJS.Timeout;
-  private readonly probeTimer: NodeJS.Timeout;
+  private readonly scan: ScanLoop;
+  private readonly probe: TakeoverProbe;
   private readonly stopLost: () => void;
   private readonly onEvents = (ids: unknown) => {
     if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'number') this.kickOne(id);
   };
-  private readonly onClock = () => void this.scan();
+  private readonly onClock = () => void this.scan.run();
 
   constructor(private readonly deps: Deps, private readonly options: DeliveryWorkerOptions) {
     this.claims = options.claims ?? createClaims(deps);
     this.concurrency = options.concurrency ?? 64;
-    this.scanGate = new FailureGate('webhook scan', deps.log);
-    this.context = {
-      deps,
-      claims: this.claims,
-      sender: options.sender ?? createSender(targetPolicy(deps.config)),
-      batchSize: options.batchSize ?? 500,
-      stopping: () => this.stopping,
-    };
+    const sender = options.sender ?? createSender(targetPolicy(deps.config));
+    this.context = { deps, claims: this.claims, sender, batchSize: options.batchSize ?? 500, stopping: () => this.stopping };
     deps.signals.on('events', this.onEvents);
     deps.signals.on('clock', this.onClock);
     this.stopLost = this.claims.onLost((lease) => {
       const run = lease.kind === 'delivery' ? this.runs.get(lease.id) : undefined;
       if (run && run.lease === lease) run.control.abort();
     });
-    this.scanTimer = setInterval(() => void this.scan(), options.pollMs ?? 1_000).unref();
-    this.probeTimer = setInterval(() => void this.prober.run().catch(() => {}), TAKEOVER_PROBE_MS).unref();
-    setImmediate(() => void this.scan());
+    this.scan = new ScanLoop(deps, options.pollMs ?? 1_000, (id) => this.kickOne(id));
+    this.probe = new TakeoverProbe(deps, this.claims, (id) => this.kickOne(id));
   }
 
   kick(ids?: number[]): void {
     if (ids) for (const id of ids) this.kickOne(id);
-    else void this.scan();
+    else void this.scan.run();
   }
 
   setScanInterval(ms: number): void {
-    if (this.stopping) return;
-    clearInterval(this.scanTimer);
-    this.scanTimer = setInterval(() => void this.scan(), ms).unref();
+    if (!this.stopping) this.scan.setInterval(ms);
   }
 
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    clearInterval(this.scanTimer);
-    clearInterval(this.probeTimer);
+    this.scan.stop();
+    this.probe.stop();
     this.deps.signals.off('events', this.onEvents);
     this.deps.signals.off('clock', this.onClock);
     this.stopLost();
@@ -182,7 +138,7 @@ class DeliveryScheduler implements DeliveryWorker {
       do {
         run.dirty = false;
         const end = await this.runOnce(id, run);
-        if (end === 'busy') this.contended.add(id);
+        if (end === 'busy') this.probe.heldElsewhere(id);
         // Released after an empty read: events recorded meanwhile by a process that could not
         // take the claim (held here then) would otherwise wait for the next scan.
         if (end === 'drained' && !this.stopping && (await hasPendingEvents(this.deps.db, id))) run.dirty = true;
@@ -207,7 +163,7 @@ class DeliveryScheduler implements DeliveryWorker {
     if (!peek || peek.status === 'disabled' || !peek.webhook_url) return 'idle';
     const lease = await this.claims.tryClaim('delivery', id);
     if (!lease) return 'busy';
-    this.contended.delete(id);
+    this.probe.claimed(id);
     run.lease = lease;
     try {
       const state = await loadDeliveryState(this.deps.db, id);
@@ -215,34 +171,6 @@ class DeliveryScheduler implements DeliveryWorker {
     } finally {
       run.lease = null;
       await this.claims.release(lease);
-    }
-  }
-
-  private async scan(): Promise<void> {
-    if (this.stopping || !this.scanGate.open) return;
-    await this.scanner.run();
-  }
-
-  private async scanOnce(): Promise<void> {
-    if (this.stopping) return;
-    try {
-      for (const id of await dueIntegrations(this.deps.db, this.deps.clock.now())) this.kickOne(id);
-      this.scanGate.succeeded();
-    } catch (error) {
-      this.scanGate.failed(error);
-    }
-  }
-
-  /**
-   * The contended streams whose claim another process could take now: a holder gone (or done)
-   * leaves them, and those with events still pending are delivered here. Failures are the scan's
-   * to report.
-   */
-  private async probeOnce(): Promise<void> {
-    if (this.stopping || this.contended.size === 0) return;
-    for (const id of await this.claims.vacated('delivery', [...this.contended])) {
-      this.contended.delete(id);
-      if (!this.stopping && !this.runs.has(id) && (await hasPendingEvents(this.deps.db, id))) this.kickOne(id);
     }
   }
 }

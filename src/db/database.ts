@@ -172,6 +172,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       query_timeout: QUERY_TIMEOUT_MS,
       keepAlive: true,
+      // Statements are written without waiting for the previous answer (see PgConnection).
+      pipeline: true,
       ...(mode === 'session' ? { options: settings.join(' ') } : {}),
       types: {
         getTypeParser: ((oid: number, format?: string) =>

@@ -11,6 +11,7 @@ import {
   type StayOptions,
 } from '../../src/modules/calendar/calendar.holds.js';
 import { lockProperty } from '../../src/modules/properties/properties.lock.js';
+import { withEvents } from '../../src/modules/events/events.log.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { alias, cover, hold, insertProperty, makeBooking, today, type FixtureProperty } from './fixtures.js';
 
@@ -30,7 +31,7 @@ const stay = (p: FixtureProperty, checkIn: string, checkOut: string, options: St
 
 /** decideStay then holdStay for an existing bare booking row: the write only touches it. */
 const reserve = (p: FixtureProperty, bookingId: number, units: Array<number | null>, checkIn: string, checkOut: string, extra: Partial<ReserveRequest> = {}) =>
-  ctx.deps.db.transaction().execute(async (trx) => {
+  withEvents(ctx.deps, async (trx) => {
     const lock = await lockProperty(trx, p.id);
     if (!lock) throw notFound('No such property.');
     const request: ReserveRequest = { checkIn, checkOut, channel: 'direct', integrationId: null, units, ...extra };
@@ -69,7 +70,7 @@ describe('holds storage', () => {
     await reserve(p, b1, [u], addDays(day0, 2), addDays(day0, 4), { bookingId: b1 });
     expect((await heldBy(b1)).map((r) => r.night)).toEqual([addDays(day0, 2), addDays(day0, 3)]);
 
-    await ctx.deps.db.transaction().execute(async (trx) => releaseStay(trx, (await lockProperty(trx, p.id))!, b1));
+    await withEvents(ctx.deps, async (trx) => releaseStay(trx, (await lockProperty(trx, p.id))!, b1));
     expect(await heldBy(b1)).toEqual([]);
     expect((await heldBy(b3)).length).toBe(2);
   });

@@ -9,7 +9,7 @@ import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
-import { withEvents, type AppendTarget, type EventTransaction } from '../events/events.log.js';
+import { withEvents, type AppendTarget, type UnitOfWork } from '../events/events.log.js';
 import { coveredPropertyId } from '../properties/properties.resolve.js';
 import { propertyExists, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
 import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
@@ -64,7 +64,7 @@ function stayOf(input: CreateBookingInput | HostCreateBookingInput, externalBook
  */
 async function writeNewBooking(
   deps: Deps,
-  trx: EventTransaction,
+  trx: UnitOfWork,
   lock: PropertyLock,
   write: {
     actorIntegrationId: number | null;
@@ -164,7 +164,7 @@ export async function createBooking(
       const row = await writeNewBooking(deps, trx, lock, { actorIntegrationId: integrationId, requested, input: stay, ids, hostId: false, targets: context.targets });
       const created: CreateResult = { status: 201, booking: bookingView(row, ids) };
       const also = options.inTransaction?.(created);
-      if (also) await also.execute(trx);
+      if (also) trx.send(also);
       return { created };
     });
   try {

@@ -6,7 +6,7 @@ import { decideStay, holdStay, isHoldConflict, refuseUnbookable, releaseStay } f
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
-import { withEvents, type EventTransaction } from '../events/events.log.js';
+import { withEvents, type UnitOfWork } from '../events/events.log.js';
 import type { CancelBookingInput, UpdateBookingInput } from './bookings.schemas.js';
 import { isCovered, selectPropertyUnits, type PropertyUnit } from '../properties/properties.sql.js';
 import { bookingUpdate, isHost, selectVisibleBooking, updateBookingRow, type BookingRow, type Viewer } from './bookings.sql.js';
@@ -75,7 +75,7 @@ type Locate = { id: number } | { externalId: string };
  * The booking the viewer names, locked in the lock order: the property first (its id is read
  * without a lock; a booking never changes property), then the booking's row, read afresh.
  */
-async function lockBooking(trx: EventTransaction, viewer: Viewer, by: Locate): Promise<{ lock: PropertyLock; row: BookingRow }> {
+async function lockBooking(trx: UnitOfWork, viewer: Viewer, by: Locate): Promise<{ lock: PropertyLock; row: BookingRow }> {
   const found = await selectVisibleBooking(trx, viewer, by);
   if (!found) throw bookingNotFound();
   const lock = await lockProperty(trx, found.property_id);
@@ -115,7 +115,7 @@ interface Attempted {
 
 async function applyChange(
   deps: Deps,
-  trx: EventTransaction,
+  trx: UnitOfWork,
   lock: PropertyLock,
   viewer: Viewer,
   row: BookingRow,

@@ -1,5 +1,6 @@
 import { sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
@@ -212,7 +213,7 @@ export async function decideStay(trx: Transaction<DB>, lock: PropertyLock, reque
  * (isHoldConflict recognises its refusal).
  */
 export async function holdStay<R extends { id: number }>(
-  trx: Transaction<DB>,
+  trx: UnitOfWork,
   lock: PropertyLock,
   request: ReserveRequest,
   decision: StayDecision,
@@ -225,7 +226,7 @@ export async function holdStay<R extends { id: number }>(
 }
 
 /** The statement that writes the booking (`booking`), its holds and the calendar's new version, answering the booking's row (or only its id). */
-function holdStatement<R>(trx: Transaction<DB>, lock: PropertyLock, request: ReserveRequest, unitIds: number[], booking: BookingWriter<unknown>) {
+function holdStatement<R>(trx: UnitOfWork, lock: PropertyLock, request: ReserveRequest, unitIds: number[], booking: BookingWriter<unknown>) {
   const units = sql.join(unitIds.map((id) => sql`(${id}::int)`));
   return sql<R>`
     with b as (${booking}),
@@ -245,7 +246,7 @@ function holdStatement<R>(trx: Transaction<DB>, lock: PropertyLock, request: Res
  * Releases every hold of a booking of the locked property (a cancel, a booking that stops holding,
  * or holdStay before it holds a changed stay).
  */
-export async function releaseStay(trx: Transaction<DB>, lock: PropertyLock, bookingId: number): Promise<void> {
+export async function releaseStay(trx: UnitOfWork, lock: PropertyLock, bookingId: number): Promise<void> {
   await sql`
     with v as (${touchInputsVersionQuery(trx, lock)}),
     released as (delete from unit_nights where booking_id = ${bookingId} returning unit_id)

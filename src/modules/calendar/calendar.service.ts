@@ -14,7 +14,7 @@ import {
   splitByMonth,
   type DateWindow,
 } from '../../lib/time.js';
-import { appendEvents, withEvents, type AppendResult, type EventTransaction } from '../events/events.log.js';
+import { appendEvents, withEvents, type AppendResult, type UnitOfWork } from '../events/events.log.js';
 import {
   buildPayload,
   calendarEventDrafts,
@@ -55,7 +55,7 @@ export interface CalendarEventOptions {
  * covering the property: one event per type and calendar month touched, windowed to the changed
  * nights in that month and clamped to the receiver's horizon.
  */
-export async function appendCalendarEvents(trx: EventTransaction, options: CalendarEventOptions): Promise<AppendResult> {
+export async function appendCalendarEvents(trx: UnitOfWork, options: CalendarEventOptions): Promise<AppendResult> {
   const today = kolkataDate(options.clock.now());
   const pieces =
     options.nights === 'horizon'
@@ -104,11 +104,11 @@ function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, to
  * Runs a host edit: takes the property's lock (so a concurrent booking cannot decide on the state
  * being replaced), applies the change, records the events, commits, then wakes delivery.
  */
-async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: EventTransaction) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
+async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: UnitOfWork) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
   const { result } = await withEvents(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('No such property.');
-    await touchInputsVersion(trx, lock);
+    touchInputsVersion(trx, lock);
     return work(trx);
   });
   return result;
@@ -377,7 +377,7 @@ export async function setTax(deps: Deps, propertyId: number, body: { gst_applica
   });
 }
 
-function horizonRates(deps: Deps, trx: EventTransaction, propertyId: number): Promise<AppendResult> {
+function horizonRates(deps: Deps, trx: UnitOfWork, propertyId: number): Promise<AppendResult> {
   return appendCalendarEvents(trx, {
     clock: deps.clock,
     propertyId,

@@ -65,17 +65,8 @@ export interface EventRow {
  * bind-parameter limit. Returns the rows written (0 when the integration was disabled meanwhile).
  * The pending ones are added to the integration's `undelivered` count in the same statement.
  */
-export async function insertEvents(
-  trx: Transaction<DB>,
-  target: EventsTarget,
-  rows: EventRow[],
-): Promise<number> {
-  return writtenEvents(await insertEventsQuery(target, rows).execute(trx));
-}
-
 /**
- * insertEvents' statement, for a caller that sends it with others (its result goes to
- * writtenEvents). Up to TEMPLATED_ROWS rows it is built once per number of rows
+ * The statement that appends one integration's events (its result goes to writtenEvents). Up to TEMPLATED_ROWS rows it is built once per number of rows
  * (db/statement-template.ts): a create writes two or three events per integration.
  */
 export function insertEventsQuery(target: EventsTarget, rows: EventRow[]): RawBuilder<{ n: number }> {

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { IntegrationsTable } from './integrations.tables.js';
 import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
@@ -72,7 +73,7 @@ export async function setBrandPlan(deps: Deps, brandId: number, active: boolean)
  * processes sharing PostgreSQL (WORKERS above 1, other nodes) write unseen here: with PostgreSQL
  * an entry also expires after VIEW_SHARED_MS. The embedded engine has a single process.
  */
-const VIEW_TABLES = ['integrations', 'brands', 'events', 'coverage', 'webhook_delivery_state'];
+const VIEW_TABLES: (keyof DB)[] = ['integrations', 'brands', 'events', 'coverage', 'webhook_delivery_state'];
 export const VIEW_SHARED_MS = 1000;
 const VIEW_CACHE_MAX = 10_000;
 type View = ReturnType<typeof buildView>;

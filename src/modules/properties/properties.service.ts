@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
+import { appendEvents, withEvents, type EventDraft, type UnitOfWork } from '../events/events.log.js';
 import { findBrand, findIntegration, selectLastSequence } from '../integrations/integrations.sql.js';
 import { createColumns, updateColumns } from './properties.input.js';
 import { lockProperty, touchInputsVersion, type PropertyLock } from './properties.lock.js';
@@ -69,7 +69,7 @@ const archivedError = () =>
  * writer wins the race in between, the unique index refuses our insert, and one re-run lets the
  * pre-checks answer with the proper 409 or 422 instead of a 500.
  */
-async function writeTransaction<T>(deps: Deps, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
+async function writeTransaction<T>(deps: Deps, work: (trx: UnitOfWork) => Promise<T>): Promise<T> {
   try {
     return await withEvents(deps, work);
   } catch (error) {
@@ -139,7 +139,7 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
       .execute();
     const aliases = unitInputs.flatMap((u, i) => (typeof u.external_id === 'string' ? [{ unitId: units[i].id, externalId: u.external_id }] : []));
     await insertAliases(trx, actor.integrationId, aliases);
-    await touchInputsVersion(trx, await lockNewProperty(trx, row.id));
+    touchInputsVersion(trx, await lockNewProperty(trx, row.id));
 
     const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
     const appended = await appendEvents(trx, {
@@ -325,7 +325,7 @@ export async function staffPropertyView(deps: Deps, propertyId: number): Promise
  */
 export async function hostCreateProperty(deps: Deps, brandId: number, input: CreatePropertyInput) {
   const now = deps.clock.now();
-  const id = await deps.db.transaction().execute(async (trx) => {
+  const id = await withEvents(deps, async (trx) => {
     if (!(await findBrand(trx, brandId))) throw notFound('No such brand.');
     const row = await insertProperty(trx, {
       ...createColumns(input),
@@ -337,7 +337,7 @@ export async function hostCreateProperty(deps: Deps, brandId: number, input: Cre
     });
     // Omitted: one default unit named after the property (decisions §5).
     await insertUnits(trx, newUnitRows(row.id, input.units ?? [{ name: input.name }], now));
-    await touchInputsVersion(trx, await lockNewProperty(trx, row.id));
+    touchInputsVersion(trx, await lockNewProperty(trx, row.id));
     return row.id;
   });
   return staffPropertyView(deps, id);
@@ -346,7 +346,7 @@ export async function hostCreateProperty(deps: Deps, brandId: number, input: Cre
 /** Records `build`'s events for every integration covering the property (a host change: origin doorloom). */
 async function recordHostChange(
   deps: Deps,
-  trx: EventTransaction,
+  trx: UnitOfWork,
   propertyId: number,
   build: (target: Parameters<typeof initialEventDrafts>[2]) => Promise<EventDraft[]>,
 ) {
@@ -456,7 +456,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
  * (the property's external_id and its unit aliases), so those ids are free again.
  */
 export async function uncoverProperty(deps: Deps, integrationId: number, propertyId: number) {
-  await deps.db.transaction().execute(async (trx) => {
+  await withEvents(deps, async (trx) => {
     // The property's lock first, as every writer of its coverage and inputs version.
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('This integration does not cover that property.');
@@ -474,8 +474,8 @@ export async function uncoverProperty(deps: Deps, integrationId: number, propert
       units.map((u) => u.id),
     );
     // The aliases were in this integration's availability snapshots.
-    await touchInputsVersion(trx, lock);
+    touchInputsVersion(trx, lock);
+    trx.touched('coverage');
   });
-  deps.state.changes.wrote(['coverage']);
   return { integration_id: integrationId, property_id: propertyId, coverage: 'removed' };
 }

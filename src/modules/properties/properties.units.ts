@@ -1,5 +1,4 @@
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { FieldErrorCollector } from '../../http/errors.js';
 import type { PropertyState, RetiredAlias } from './properties.payloads.js';
 import { touchInputsVersion, type PropertyLock } from './properties.lock.js';
@@ -20,7 +19,7 @@ export interface UnitMergeResult {
  * (the caller's transaction also rolls back).
  */
 export async function mergeUnits(
-  trx: Transaction<DB>,
+  trx: UnitOfWork,
   lock: PropertyLock,
   integrationId: number,
   state: PropertyState,
@@ -149,6 +148,6 @@ export async function mergeUnits(
   await deleteAliases(trx, integrationId, replaced);
   await insertAliases(trx, integrationId, newAliases);
   // Units and aliases are what availability snapshots show; cached ones are stale now.
-  await touchInputsVersion(trx, lock);
+  touchInputsVersion(trx, lock);
   return { saleChanged, retired };
 }

@@ -1,0 +1,108 @@
+import type { CompiledQuery, Kysely, QueryExecutorProvider, QueryResult, Transaction } from 'kysely';
+import type { IdSignal, Signals } from '../signals.js';
+import type { TableChanges } from './changes.js';
+import { sendAhead } from './pipeline.js';
+import type { DB } from './schema.js';
+
+/** A statement the unit of work can send: a Kysely query builder or an `sql` template. */
+export interface Sendable {
+  compile(executorProvider: QueryExecutorProvider): CompiledQuery;
+}
+
+/** What a unit of work's writes ask of the process once it has committed. */
+class Effects {
+  readonly tables = new Set<keyof DB>();
+  readonly signals = new Map<IdSignal, Set<number>>();
+  /** The signal names among them that other processes hear of too (sent by the commit's NOTIFY). */
+  readonly shared = new Set<IdSignal>();
+  /** Integrations with new events to send. */
+  readonly deliverable = new Set<number>();
+  /** Events recorded per kind (for /metrics, signalled as `recorded`). */
+  readonly recorded = new Map<string, number>();
+}
+
+/**
+ * The operations a unit of work adds to its transaction. Writers that need them take a UnitOfWork,
+ * so a bare transaction does not compile where effects would otherwise be lost.
+ */
+export interface UnitOfWorkOps {
+  /**
+   * Sends a write whose answer nothing waits for: it goes out at once, and the next statement
+   * awaited in this transaction, or the commit, comes after it, so a failure is thrown there and
+   * rolls everything back. `onAnswer` gets its result when it arrives, before the commit returns.
+   */
+  send(query: Sendable, onAnswer?: (result: QueryResult<unknown>) => void): void;
+  /** Notes a write of `table`: this process's caches of it are stale once the commit is known. */
+  touched(...tables: (keyof DB)[]): void;
+  /**
+   * Tells this process's `signals` listeners of `name` that `id` changed, once the transaction
+   * commits (calls on one name gather their ids into one signal). With `otherProcesses`, on
+   * PostgreSQL, other processes listening for the name hear it too when the commit notifies them
+   * of events to deliver anyway (see withEvents).
+   */
+  signal(name: IdSignal, id: number, options?: { otherProcesses?: boolean }): void;
+  /** Notes events recorded: delivery is woken for `deliverable` after the commit, and `types` counted. */
+  recorded(deliverable: Iterable<number>, types: ReadonlyMap<string, number>): void;
+  /** The effects gathered so far (read by the unit's own commit step). */
+  readonly effects: Effects;
+}
+
+/** A transaction run as a unit of work (runUnitOfWork). */
+export type UnitOfWork = Transaction<DB> & UnitOfWorkOps;
+
+export interface UnitOfWorkContext {
+  db: Kysely<DB>;
+  signals: Signals;
+  changes: TableChanges;
+}
+
+/**
+ * Runs `work` in one transaction as a unit of work. `beforeCommit` runs last inside it (the events
+ * module sends its NOTIFY there). After the commit the effects run: cache versions move, delivery
+ * is woken and the signals are emitted; a rollback runs none of them.
+ */
+export async function runUnitOfWork<T>(
+  context: UnitOfWorkContext,
+  work: (uow: UnitOfWork) => Promise<T>,
+  beforeCommit?: (uow: UnitOfWork) => void,
+): Promise<T> {
+  const effects = new Effects();
+  const result = await context.db.transaction().execute(async (trx) => {
+    const uow = Object.assign(trx, operations(trx, effects));
+    const out = await work(uow);
+    beforeCommit?.(uow);
+    return out;
+  });
+  runEffects(context, effects);
+  return result;
+}
+
+function operations(trx: Transaction<DB>, effects: Effects): UnitOfWorkOps {
+  return {
+    effects,
+    send(query, onAnswer) {
+      // Kysely hands the statement to the connection, which sends it and answers at once.
+      void trx.executeQuery(sendAhead(query.compile(trx), onAnswer)).catch(() => {});
+    },
+    touched(...tables) {
+      for (const table of tables) effects.tables.add(table);
+    },
+    signal(name, id, options = {}) {
+      let ids = effects.signals.get(name);
+      if (!ids) effects.signals.set(name, (ids = new Set()));
+      ids.add(id);
+      if (options.otherProcesses) effects.shared.add(name);
+    },
+    recorded(deliverable, types) {
+      for (const id of deliverable) effects.deliverable.add(id);
+      for (const [type, n] of types) effects.recorded.set(type, (effects.recorded.get(type) ?? 0) + n);
+    },
+  };
+}
+
+function runEffects(context: UnitOfWorkContext, effects: Effects): void {
+  if (effects.tables.size > 0) context.changes.wrote(effects.tables);
+  if (effects.recorded.size > 0) context.signals.emit('recorded', effects.recorded);
+  if (effects.deliverable.size > 0) context.signals.emit('events', [...effects.deliverable]);
+  for (const [name, ids] of effects.signals) context.signals.emit(name, [...ids]);
+}

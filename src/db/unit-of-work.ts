@@ -41,8 +41,10 @@ export interface UnitOfWorkOps {
    * of events to deliver anyway (see withEvents).
    */
   signal(name: IdSignal, id: number, options?: { otherProcesses?: boolean }): void;
-  /** Notes events recorded: delivery is woken for `deliverable` after the commit, and `types` counted. */
-  recorded(deliverable: Iterable<number>, types: ReadonlyMap<string, number>): void;
+  /** Wakes delivery for the integration after the commit (it has events to send). */
+  wake(integrationId: number): void;
+  /** Counts events recorded, per kind (signalled as `recorded` after the commit). */
+  recorded(types: ReadonlyMap<string, number>): void;
   /** The effects gathered so far (read by the unit's own commit step). */
   readonly effects: Effects;
 }
@@ -93,8 +95,10 @@ function operations(trx: Transaction<DB>, effects: Effects): UnitOfWorkOps {
       ids.add(id);
       if (options.otherProcesses) effects.shared.add(name);
     },
-    recorded(deliverable, types) {
-      for (const id of deliverable) effects.deliverable.add(id);
+    wake(integrationId) {
+      effects.deliverable.add(integrationId);
+    },
+    recorded(types) {
       for (const [type, n] of types) effects.recorded.set(type, (effects.recorded.get(type) ?? 0) + n);
     },
   };

@@ -123,8 +123,11 @@ export async function appendEvents(uow: UnitOfWork, options: AppendOptions): Pro
       recorded.set(target.id, drafts.length);
       for (const [type, n] of added) types.set(type, (types.get(type) ?? 0) + n);
       if (sends) deliverable.push(target.id);
-      uow.recorded(sends ? [target.id] : [], added);
+      uow.recorded(added);
     };
+    // Woken before the answer is known, as the commit's NOTIFY goes out with it: an integration
+    // disabled meanwhile is woken for nothing.
+    if (sends) uow.wake(target.id);
     const head = { integrationId: target.id, origin, propertyId: options.propertyId, createdAt: now };
     // Each part writes nothing when the integration was disabled after the read above.
     let unanswered = Math.ceil(rows.length / 500);

@@ -223,7 +223,7 @@ async function applyChange(
   } else {
     const set = changes(units);
     if (Object.keys(set).length === 0) return { row, changed: false };
-    if (holdsChange) await releaseStay(trx, lock, row.id);
+    if (holdsChange) releaseStay(trx, lock, row.id);
     updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   }
   await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights });

@@ -219,7 +219,7 @@ export async function holdStay<R extends { id: number }>(
   decision: StayDecision,
   booking: BookingWriter<R>,
 ): Promise<R> {
-  if (request.bookingId !== undefined) await releaseStay(trx, lock, request.bookingId);
+  if (request.bookingId !== undefined) releaseStay(trx, lock, request.bookingId);
   const { rows } = await holdStatement<R>(trx, lock, request, decision.unitIds, booking).execute(trx);
   decision.stay.held(decision.unitIds);
   return rows[0];
@@ -244,14 +244,15 @@ function holdStatement<R>(trx: UnitOfWork, lock: PropertyLock, request: ReserveR
 
 /**
  * Releases every hold of a booking of the locked property (a cancel, a booking that stops holding,
- * or holdStay before it holds a changed stay).
+ * or holdStay before it holds a changed stay), sent ahead.
  */
-export async function releaseStay(trx: UnitOfWork, lock: PropertyLock, bookingId: number): Promise<void> {
-  await sql`
+export function releaseStay(trx: UnitOfWork, lock: PropertyLock, bookingId: number): void {
+  // Sent ahead: the statement that follows (a new hold, the booking's row) comes after it.
+  trx.send(sql`
     with v as (${touchInputsVersionQuery(trx, lock)}),
     released as (delete from unit_nights where booking_id = ${bookingId} returning unit_id)
     ${touchUnitHoldsQuery(sql`select distinct unit_id from released`)}
-  `.execute(trx);
+  `);
 }
 
 /** True for the database's refusal of a second hold on the same unit and night. */

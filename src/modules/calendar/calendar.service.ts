@@ -140,22 +140,22 @@ const COLUMN_TYPES: Record<NightColumn, string> = {
 };
 const ALL_COLUMNS = Object.keys(COLUMN_TYPES) as NightColumn[];
 
-/** Sets the given per-night columns on every night of the window (one statement), then drops empty rows. */
-async function setNights(trx: Transaction<DB>, propertyId: number, window: DateWindow, values: Partial<Record<NightColumn, unknown>>): Promise<void> {
+/** Sets the given per-night columns on every night of the window (one statement), then drops empty rows; both sent ahead. */
+function setNights(trx: UnitOfWork, propertyId: number, window: DateWindow, values: Partial<Record<NightColumn, unknown>>): void {
   const columns = (Object.keys(values) as NightColumn[]).filter((c) => values[c] !== undefined);
   if (columns.length === 0) return;
   // Parameters in a SELECT list have no type of their own; the casts give them the column's.
-  await sql`
+  trx.send(sql`
     insert into calendar_nights (property_id, night, ${sql.join(columns.map((c) => sql.ref(c)))})
     select ${propertyId}::int, d::date, ${sql.join(columns.map((c) => sql`${values[c] ?? null}::${sql.raw(COLUMN_TYPES[c])}`))}
     from generate_series(${window.from}::date, ${window.to}::date, interval '1 day') as d
     on conflict (property_id, night) do update set ${sql.join(columns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
-  `.execute(trx);
-  await sql`
+  `);
+  trx.send(sql`
     delete from calendar_nights
     where property_id = ${propertyId} and night between ${window.from}::date and ${window.to}::date
       and ${sql.join(ALL_COLUMNS.map((c) => sql`${sql.ref(c)} is null`), sql` and `)}
-  `.execute(trx);
+  `);
 }
 
 export interface CalendarEdit {
@@ -181,20 +181,20 @@ export async function setCalendar(deps: Deps, propertyId: number, body: Calendar
     }
     errors.throwIfAny();
     const w = window!;
-    if (body.units_cap !== undefined) await setNights(trx, propertyId, w, { units_cap: body.units_cap });
+    if (body.units_cap !== undefined) setNights(trx, propertyId, w, { units_cap: body.units_cap });
     if (body.block_scope !== undefined) {
       if (unitIds.length === 0) {
-        await setNights(trx, propertyId, w, { block_scope: body.block_scope });
+        setNights(trx, propertyId, w, { block_scope: body.block_scope });
       } else if (body.block_scope === null) {
-        await trx.deleteFrom('unit_blocks').where('unit_id', 'in', unitIds).where('night', '>=', w.from).where('night', '<=', w.to).execute();
+        trx.send(trx.deleteFrom('unit_blocks').where('unit_id', 'in', unitIds).where('night', '>=', w.from).where('night', '<=', w.to));
       } else {
-        await sql`
+        trx.send(sql`
           insert into unit_blocks (unit_id, night, block_scope)
           select u.id, d::date, ${body.block_scope}::text
           from (${unitsSource(trx, propertyId)}) as u cross join generate_series(${w.from}::date, ${w.to}::date, interval '1 day') as d
           where u.id in (${sql.join(unitIds)})
           on conflict (unit_id, night) do update set block_scope = excluded.block_scope
-        `.execute(trx);
+        `);
       }
     }
     const appended = await appendCalendarEvents(trx, {
@@ -230,9 +230,9 @@ export async function setRateOverrides(deps: Deps, propertyId: number, body: Rat
     errors.throwIfAny();
     const w = window!;
     if (body.clear === true) {
-      await setNights(trx, propertyId, w, { base_price: null, extra_adult_price: null, extra_child_price: null });
+      setNights(trx, propertyId, w, { base_price: null, extra_adult_price: null, extra_child_price: null });
     } else {
-      await setNights(trx, propertyId, w, Object.fromEntries(prices.map((k) => [k, body[k]])));
+      setNights(trx, propertyId, w, Object.fromEntries(prices.map((k) => [k, body[k]])));
     }
     const appended = await appendCalendarEvents(trx, {
       clock: deps.clock,
@@ -313,7 +313,7 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
         .execute();
     }
     if (window && perNight.length > 0) {
-      await setNights(trx, propertyId, window, Object.fromEntries(perNight.map((k) => [k, body[k]])));
+      setNights(trx, propertyId, window, Object.fromEntries(perNight.map((k) => [k, body[k]])));
     }
     const appended = await appendCalendarEvents(trx, {
       clock: deps.clock,
@@ -353,11 +353,11 @@ export async function setMealPlans(deps: Deps, propertyId: number, body: MealPla
   });
   return hostEdit(deps, propertyId, async (trx) => {
     errors.throwIfAny();
-    await trx.deleteFrom('meal_plans').where('property_id', '=', propertyId).execute();
+    trx.send(trx.deleteFrom('meal_plans').where('property_id', '=', propertyId));
     const rows = body
       .filter((p): p is MealPlanInput & { code: MealPlansTable['code'] } => p.code !== 'EP')
       .map((p) => ({ property_id: propertyId, code: p.code, adult_price: p.adult_price, child_price: p.child_price }));
-    if (rows.length > 0) await trx.insertInto('meal_plans').values(rows).execute();
+    if (rows.length > 0) trx.send(trx.insertInto('meal_plans').values(rows));
     const result = await ratesInputsResult(trx, propertyId);
     return { result, appended: await horizonRates(deps, trx, propertyId) };
   });
@@ -371,7 +371,7 @@ export async function setTax(deps: Deps, propertyId: number, body: { gst_applica
   }
   return hostEdit(deps, propertyId, async (trx) => {
     errors.throwIfAny();
-    await updateTaxFlags(trx, propertyId, body);
+    trx.send(updateTaxFlags(trx, propertyId, body));
     const result = await ratesInputsResult(trx, propertyId);
     return { result, appended: await horizonRates(deps, trx, propertyId) };
   });

@@ -133,12 +133,10 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
     });
     const units = await insertUnits(trx, newUnitRows(row.id, unitInputs, now));
     // Covered at once, whatever any auto-enrol setting says (rule 7).
-    await trx
-      .insertInto('coverage')
-      .values({ integration_id: actor.integrationId, property_id: row.id, external_id: externalId, created_at: now })
-      .execute();
+    trx.send(trx.insertInto('coverage').values({ integration_id: actor.integrationId, property_id: row.id, external_id: externalId, created_at: now }));
+    trx.touched('coverage');
     const aliases = unitInputs.flatMap((u, i) => (typeof u.external_id === 'string' ? [{ unitId: units[i].id, externalId: u.external_id }] : []));
-    await insertAliases(trx, actor.integrationId, aliases);
+    insertAliases(trx, actor.integrationId, aliases);
     touchInputsVersion(trx, await lockNewProperty(trx, row.id));
 
     const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
@@ -150,7 +148,6 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
     });
     return { block: propertyBlock(state), appended };
   });
-  deps.state.changes.wrote(['coverage']);
   return block;
 }
 
@@ -206,12 +203,8 @@ export async function updateChecked(
         if (holder && holder.property_id !== covered.id) throw externalIdExists(input.external_id, holder.property_id);
       }
       externalId = input.external_id;
-      await trx
-        .updateTable('coverage')
-        .set({ external_id: externalId })
-        .where('integration_id', '=', actor.integrationId)
-        .where('property_id', '=', covered.id)
-        .execute();
+      trx.send(trx.updateTable('coverage').set({ external_id: externalId }).where('integration_id', '=', actor.integrationId).where('property_id', '=', covered.id));
+      trx.touched('coverage');
     }
 
     const before = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
@@ -219,7 +212,7 @@ export async function updateChecked(
     const { set, pricesChanged, errors } = updateColumns(input, before.row);
     errors.throwIfAny();
     const units = input.units ? await mergeUnits(trx, lock, actor.integrationId, before, input.units, now) : null;
-    await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', covered.id).execute();
+    trx.send(trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', covered.id));
 
     const appended = await appendEvents(trx, {
       clock: deps.clock,
@@ -236,7 +229,6 @@ export async function updateChecked(
     const after = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
     return { block: propertyBlock(after!), appended };
   });
-  if (remap) deps.state.changes.wrote(['coverage']);
   return block;
 }
 
@@ -419,12 +411,8 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
     const existing = await selectCoverage(trx, integrationId, propertyId);
     if (existing) {
       if (externalId === undefined || externalId === existing.external_id) return { created: false, appended: undefined };
-      await trx
-        .updateTable('coverage')
-        .set({ external_id: externalId })
-        .where('integration_id', '=', integrationId)
-        .where('property_id', '=', propertyId)
-        .execute();
+      trx.send(trx.updateTable('coverage').set({ external_id: externalId }).where('integration_id', '=', integrationId).where('property_id', '=', propertyId));
+      trx.touched('coverage');
       const appended = await appendEvents(trx, {
         clock: deps.clock,
         propertyId, targets: await selectAppendTargets(trx, propertyId, integrationId),
@@ -433,10 +421,8 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
       });
       return { created: false, appended };
     }
-    await trx
-      .insertInto('coverage')
-      .values({ integration_id: integrationId, property_id: propertyId, external_id: externalId ?? null, created_at: now })
-      .execute();
+    trx.send(trx.insertInto('coverage').values({ integration_id: integrationId, property_id: propertyId, external_id: externalId ?? null, created_at: now }));
+    trx.touched('coverage');
     const appended = await appendEvents(trx, {
       clock: deps.clock,
       propertyId, targets: await selectAppendTargets(trx, propertyId, integrationId),
@@ -445,7 +431,6 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
     });
     return { created: true, appended };
   });
-  deps.state.changes.wrote(['coverage']);
   const coverage = await selectCoverage(deps.db, integrationId, propertyId);
   return { created, data: { integration_id: integrationId, property_id: propertyId, external_id: coverage?.external_id ?? null, coverage: 'active' } };
 }
@@ -468,7 +453,7 @@ export async function uncoverProperty(deps: Deps, integrationId: number, propert
       .executeTakeFirst();
     if (!removed) throw notFound('This integration does not cover that property.');
     const units = await selectUnits(trx, [propertyId]);
-    await deleteAliases(
+    deleteAliases(
       trx,
       integrationId,
       units.map((u) => u.id),

@@ -5,6 +5,7 @@ import { appendTargetsSource } from '../integrations/integrations.sql.js';
 import { PRICE_COLUMNS } from './properties.input.js';
 import type { CoveredProperty } from './properties.resolve.js';
 import type { PropertiesTable, UnitsTable } from './properties.tables.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -141,17 +142,16 @@ export async function insertUnits(db: Q, values: Array<Insertable<UnitsTable>>):
   return rows.sort((a, b) => a.position - b.position || a.id - b.id);
 }
 
-export async function insertAliases(db: Q, integrationId: number, aliases: Array<{ unitId: number; externalId: string }>): Promise<void> {
+/** Sent ahead (UnitOfWork.send): a taken alias fails the unit of work at its next read or its commit. */
+export function insertAliases(uow: UnitOfWork, integrationId: number, aliases: Array<{ unitId: number; externalId: string }>): void {
   if (aliases.length === 0) return;
-  await db
-    .insertInto('unit_aliases')
-    .values(aliases.map((a) => ({ integration_id: integrationId, unit_id: a.unitId, external_id: a.externalId })))
-    .execute();
+  uow.send(uow.insertInto('unit_aliases').values(aliases.map((a) => ({ integration_id: integrationId, unit_id: a.unitId, external_id: a.externalId }))));
 }
 
-export async function deleteAliases(db: Q, integrationId: number, unitIds: number[]): Promise<void> {
+/** Sent ahead (UnitOfWork.send). */
+export function deleteAliases(uow: UnitOfWork, integrationId: number, unitIds: number[]): void {
   if (unitIds.length === 0) return;
-  await db.deleteFrom('unit_aliases').where('integration_id', '=', integrationId).where('unit_id', 'in', unitIds).execute();
+  uow.send(uow.deleteFrom('unit_aliases').where('integration_id', '=', integrationId).where('unit_id', 'in', unitIds));
 }
 
 /** Integration and brand of a staff coverage change. */
@@ -171,16 +171,15 @@ export function pricingQuery(db: Q, propertyId: RawBuilder<number>) {
   return db.selectFrom('properties').select([...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst']).where('id', '=', propertyId);
 }
 
-/** A host edit of the property's tax flags (the rates' GST fields). */
-export async function updateTaxFlags(db: Q, propertyId: number, flags: { gst_applicable?: boolean; price_includes_gst?: boolean }): Promise<void> {
-  await db
+/** A host edit of the property's tax flags (the rates' GST fields): the statement, for the caller to run or send. */
+export function updateTaxFlags(db: Q, propertyId: number, flags: { gst_applicable?: boolean; price_includes_gst?: boolean }) {
+  return db
     .updateTable('properties')
     .set({
       ...(flags.gst_applicable !== undefined ? { gst_applicable: flags.gst_applicable } : {}),
       ...(flags.price_includes_gst !== undefined ? { price_includes_gst: flags.price_includes_gst } : {}),
     })
-    .where('id', '=', propertyId)
-    .execute();
+    .where('id', '=', propertyId);
 }
 
 /** A property's units (`id`, `name`, `position`), as a derived table to join; `propertyId` is an SQL expression or an id. */

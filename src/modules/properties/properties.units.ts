@@ -145,8 +145,8 @@ export async function mergeUnits(
     if (state.aliases.get(unitId) !== alias) newAliases.push({ unitId, externalId: alias });
   }
   // Old aliases go first, so that a swap between two units never collides with itself.
-  await deleteAliases(trx, integrationId, replaced);
-  await insertAliases(trx, integrationId, newAliases);
+  deleteAliases(trx, integrationId, replaced);
+  insertAliases(trx, integrationId, newAliases);
   // Units and aliases are what availability snapshots show; cached ones are stale now.
   touchInputsVersion(trx, lock);
   return { saleChanged, retired };

@@ -46,7 +46,7 @@ async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolea
     if (!job || job.finished_at) return false;
     const now = deps.clock.now();
     if (job.next_index >= job.property_ids.length) {
-      await advanceSyncJob(trx, jobId, { finished_at: now, started_at: job.started_at ?? now });
+      advanceSyncJob(trx, jobId, { finished_at: now, started_at: job.started_at ?? now });
       return false;
     }
     const propertyId = job.property_ids[job.next_index];
@@ -67,7 +67,7 @@ async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolea
         build: (target) => syncDrafts(trx, propertyId, job.types, target, today, deps.config),
       });
     }
-    await advanceSyncJob(trx, jobId, { next_index: job.next_index + 1, started_at: job.started_at ?? now });
+    advanceSyncJob(trx, jobId, { next_index: job.next_index + 1, started_at: job.started_at ?? now });
     return true;
   });
 }

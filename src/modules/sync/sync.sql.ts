@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -47,8 +48,9 @@ export function lockSyncJob(trx: Transaction<DB>, jobId: number) {
   return trx.selectFrom('sync_jobs').selectAll().where('id', '=', jobId).forUpdate().executeTakeFirst();
 }
 
-export async function advanceSyncJob(trx: Transaction<DB>, jobId: number, set: { next_index?: number; started_at: Date; finished_at?: Date }): Promise<void> {
-  await trx.updateTable('sync_jobs').set(set).where('id', '=', jobId).execute();
+/** Moves a job's progress; sent ahead, with the step's events, to go out with its COMMIT. */
+export function advanceSyncJob(uow: UnitOfWork, jobId: number, set: { next_index?: number; started_at: Date; finished_at?: Date }): void {
+  uow.send(uow.updateTable('sync_jobs').set(set).where('id', '=', jobId));
 }
 
 /** Deletes finished jobs created before `cutoff`; returns how many. */

@@ -124,7 +124,7 @@ function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loop
   setImmediate(runJobs);
 
   // Webhook delivery and sync jobs share one set of claims (leases renewed together, see
-  // webhooks.claims.ts). Writes of this process wake its worker directly (withEvents); other
+  // webhooks.claims.ts). Writes of this process wake its worker directly (unitOfWork); other
   // processes' writes arrive as notifications when the process listens, else by the scan.
   const claims = createClaims(deps, { soleProcess });
   const delivery = startDeliveryWorker(deps, { claims, pollMs: scanMs });

@@ -1,6 +1,7 @@
 import type { CompiledQuery, Kysely, QueryExecutorProvider, QueryResult, Transaction } from 'kysely';
 import type { IdSignal, Signals } from '../signals.js';
 import type { TableChanges } from './changes.js';
+import type { Engine } from './database.js';
 import { sendAhead } from './pipeline.js';
 import type { DB } from './schema.js';
 
@@ -38,50 +39,60 @@ export interface UnitOfWorkOps {
    * Tells this process's `signals` listeners of `name` that `id` changed, once the transaction
    * commits (calls on one name gather their ids into one signal). With `otherProcesses`, on
    * PostgreSQL, other processes listening for the name hear it too when the commit notifies them
-   * of events to deliver anyway (see withEvents).
+   * of events to deliver anyway (see the events module's notifyAtCommit).
    */
   signal(name: IdSignal, id: number, options?: { otherProcesses?: boolean }): void;
   /** Wakes delivery for the integration after the commit (it has events to send). */
   wake(integrationId: number): void;
   /** Counts events recorded, per kind (signalled as `recorded` after the commit). */
   recorded(types: ReadonlyMap<string, number>): void;
-  /** The effects gathered so far (read by the unit's own commit step). */
+  /**
+   * Runs `step` last inside the transaction, once however often it is asked for (the events
+   * module sends its NOTIFY there, so that it goes out with the COMMIT).
+   */
+  beforeCommit(step: CommitStep): void;
+  /** The effects gathered so far (read by the commit steps). */
   readonly effects: Effects;
 }
+
+/** A step run just before the commit, with the unit of work's process. */
+export type CommitStep = (uow: UnitOfWork, deps: UnitOfWorkDeps) => void;
 
 /** A transaction run as a unit of work (runUnitOfWork). */
 export type UnitOfWork = Transaction<DB> & UnitOfWorkOps;
 
-export interface UnitOfWorkContext {
+/** What a unit of work needs of its process (a subset of Deps). */
+export interface UnitOfWorkDeps {
   db: Kysely<DB>;
+  engine: Engine;
   signals: Signals;
-  changes: TableChanges;
+  state: { changes: TableChanges };
 }
 
 /**
- * Runs `work` in one transaction as a unit of work. `beforeCommit` runs last inside it (the events
- * module sends its NOTIFY there). After the commit the effects run: cache versions move, delivery
- * is woken and the signals are emitted; a rollback runs none of them.
+ * Runs `work` in one transaction as a unit of work: every writer that does more than one statement,
+ * or whose write others must hear of, runs in one. After the commit the effects run: cache
+ * versions move, delivery is woken and the signals are emitted; a rollback runs none of them.
  */
-export async function runUnitOfWork<T>(
-  context: UnitOfWorkContext,
-  work: (uow: UnitOfWork) => Promise<T>,
-  beforeCommit?: (uow: UnitOfWork) => void,
-): Promise<T> {
+export async function unitOfWork<T>(deps: UnitOfWorkDeps, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   const effects = new Effects();
-  const result = await context.db.transaction().execute(async (trx) => {
-    const uow = Object.assign(trx, operations(trx, effects));
+  const steps = new Set<CommitStep>();
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const uow: UnitOfWork = Object.assign(trx, operations(trx, effects, steps));
     const out = await work(uow);
-    beforeCommit?.(uow);
+    for (const step of steps) step(uow, deps);
     return out;
   });
-  runEffects(context, effects);
+  runEffects(deps, effects);
   return result;
 }
 
-function operations(trx: Transaction<DB>, effects: Effects): UnitOfWorkOps {
+function operations(trx: Transaction<DB>, effects: Effects, steps: Set<CommitStep>): UnitOfWorkOps {
   return {
     effects,
+    beforeCommit(step) {
+      steps.add(step);
+    },
     send(query, onAnswer) {
       // Kysely hands the statement to the connection, which sends it and answers at once.
       void trx.executeQuery(sendAhead(query.compile(trx), onAnswer)).catch(() => {});
@@ -104,9 +115,9 @@ function operations(trx: Transaction<DB>, effects: Effects): UnitOfWorkOps {
   };
 }
 
-function runEffects(context: UnitOfWorkContext, effects: Effects): void {
-  if (effects.tables.size > 0) context.changes.wrote(effects.tables);
-  if (effects.recorded.size > 0) context.signals.emit('recorded', effects.recorded);
-  if (effects.deliverable.size > 0) context.signals.emit('events', [...effects.deliverable]);
-  for (const [name, ids] of effects.signals) context.signals.emit(name, [...ids]);
+function runEffects(deps: UnitOfWorkDeps, effects: Effects): void {
+  if (effects.tables.size > 0) deps.state.changes.wrote(effects.tables);
+  if (effects.recorded.size > 0) deps.signals.emit('recorded', effects.recorded);
+  if (effects.deliverable.size > 0) deps.signals.emit('events', [...effects.deliverable]);
+  for (const [name, ids] of effects.signals) deps.signals.emit(name, [...ids]);
 }

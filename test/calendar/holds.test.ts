@@ -11,7 +11,7 @@ import {
   type StayOptions,
 } from '../../src/modules/calendar/calendar.holds.js';
 import { lockProperty } from '../../src/modules/properties/properties.lock.js';
-import { withEvents } from '../../src/modules/events/events.log.js';
+import { unitOfWork } from '../../src/modules/events/events.log.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { alias, cover, hold, insertProperty, makeBooking, today, type FixtureProperty } from './fixtures.js';
 
@@ -31,7 +31,7 @@ const stay = (p: FixtureProperty, checkIn: string, checkOut: string, options: St
 
 /** decideStay then holdStay for an existing bare booking row: the write only touches it. */
 const reserve = (p: FixtureProperty, bookingId: number, units: Array<number | null>, checkIn: string, checkOut: string, extra: Partial<ReserveRequest> = {}) =>
-  withEvents(ctx.deps, async (trx) => {
+  unitOfWork(ctx.deps, async (trx) => {
     const lock = await lockProperty(trx, p.id);
     if (!lock) throw notFound('No such property.');
     const request: ReserveRequest = { checkIn, checkOut, channel: 'direct', integrationId: null, units, ...extra };
@@ -70,7 +70,7 @@ describe('holds storage', () => {
     await reserve(p, b1, [u], addDays(day0, 2), addDays(day0, 4), { bookingId: b1 });
     expect((await heldBy(b1)).map((r) => r.night)).toEqual([addDays(day0, 2), addDays(day0, 3)]);
 
-    await withEvents(ctx.deps, async (trx) => releaseStay(trx, (await lockProperty(trx, p.id))!, b1));
+    await unitOfWork(ctx.deps, async (trx) => releaseStay(trx, (await lockProperty(trx, p.id))!, b1));
     expect(await heldBy(b1)).toEqual([]);
     expect((await heldBy(b3)).length).toBe(2);
   });

@@ -2,7 +2,7 @@ import { selectAppendTargets } from '../../src/modules/properties/properties.sql
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
-import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork, type EventDraft } from '../../src/modules/events/events.log.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 
 let ctx: TestContext;
@@ -29,7 +29,7 @@ async function cover(integration: TestIntegration, propertyId: number, externalI
 }
 
 function record(propertyId: number | null, actor: number | null, drafts: EventDraft[], only?: number) {
-  return withEvents(ctx.deps, async (trx) =>
+  return unitOfWork(ctx.deps, async (trx) =>
     appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId, only), actorIntegrationId: actor, build: () => drafts }),
   );
 }
@@ -90,7 +90,7 @@ describe('event log', () => {
 
     await ctx.staff('PATCH', `/integrations/${a.id}`, { status: 'active' });
     await expect(
-      withEvents(ctx.deps, async (trx) => {
+      unitOfWork(ctx.deps, async (trx) => {
         await appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build: () => [{ type: 'property.changed', data: {} }] });
         throw new Error('the write failed');
       }),
@@ -132,7 +132,7 @@ describe('event log', () => {
 
   describe('appends in a unit of work', () => {
     const recordLast = (propertyId: number, drafts: EventDraft[], before?: (trx: Kysely<DB>) => Promise<void>) =>
-      withEvents(ctx.deps, async (trx) => {
+      unitOfWork(ctx.deps, async (trx) => {
         await before?.(trx);
         return appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build: () => drafts });
       });
@@ -174,7 +174,7 @@ describe('event log', () => {
       ctx.deps.signals.on('events', onEvents);
       try {
         // the targets are read before the append; the integration is disabled before the write
-        const result = await withEvents(ctx.deps, async (trx) => {
+        const result = await unitOfWork(ctx.deps, async (trx) => {
           const appended = await appendEvents(trx, {
             clock: ctx.deps.clock,
             propertyId, targets: await selectAppendTargets(trx, propertyId),

@@ -2,7 +2,7 @@ import { selectAppendTargets } from '../../src/modules/properties/properties.sql
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
 import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
 import { databaseUrl, STAFF_TOKEN, transactionPooled } from '../helpers/context.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -121,7 +121,7 @@ describe.runIf(databaseUrl && !transactionPooled)('the LISTEN connection of a pr
 
     // events recorded by another process reach the receiver through the pooled process's polling
     await withRuntime(db, (deps) =>
-      withEvents(deps, async (trx) =>
+      unitOfWork(deps, async (trx) =>
         appendEvents(trx, {
           clock: deps.clock,
           propertyId: null,

@@ -1,6 +1,6 @@
 import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
 import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
 import { databaseUrl } from '../helpers/context.js';
 import { createBody } from '../properties/fixtures.js';
@@ -41,7 +41,7 @@ async function seedIntegrations(db: ScratchDatabase, names: string[], eventsEach
 }
 
 async function appendMany(deps: Parameters<Parameters<typeof withRuntime>[1]>[0], integrationId: number, count: number) {
-  await withEvents(deps, async (trx) =>
+  await unitOfWork(deps, async (trx) =>
     appendEvents(trx, {
       clock: deps.clock,
       propertyId: null,

@@ -1,5 +1,5 @@
 import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
-import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork, type EventDraft } from '../../src/modules/events/events.log.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { eventDeliveryPage } from '../../src/modules/webhooks/webhooks.stats.sql.js';
@@ -36,7 +36,7 @@ export async function closeDeliveryContext({ ctx, receiver, worker }: { ctx?: Te
  * event log, which wakes delivery after the commit as for every writer.
  */
 export async function recordEvents(ctx: TestContext, integrationId: number, count: number, type: EventDraft['type'] = 'availability.changed', data: (i: number) => unknown = (i) => ({ i })) {
-  await withEvents(ctx.deps, async (trx) =>
+  await unitOfWork(ctx.deps, async (trx) =>
     appendEvents(trx, {
       clock: ctx.deps.clock,
       propertyId: null,

@@ -9,7 +9,7 @@ import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
-import { withEvents, type AppendTarget, type UnitOfWork } from '../events/events.log.js';
+import { unitOfWork, type AppendTarget, type UnitOfWork } from '../events/events.log.js';
 import { coveredPropertyId } from '../properties/properties.resolve.js';
 import { propertyExists, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
 import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
@@ -144,7 +144,7 @@ export async function createBooking(
   let picks = false;
   let propertyId: number | null = null;
   const attempt = () =>
-    withEvents(deps, async (trx) => {
+    unitOfWork(deps, async (trx) => {
       const lock = await lockProperty(trx, coveredPropertyId(integrationId, input.property));
       const context = await selectCreateContext(trx, integrationId, input.external_booking_id, lock?.propertyId ?? null);
       if (context.existingId !== null) {
@@ -212,7 +212,7 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, input: H
     const row = await retryPicks(
       () => picks,
       () =>
-        withEvents(deps, async (trx) => {
+        unitOfWork(deps, async (trx) => {
           const lock = await lockProperty(trx, propertyId);
           if (!lock) throw notFound('No such property.');
           return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostId: true });

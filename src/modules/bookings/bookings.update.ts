@@ -6,7 +6,7 @@ import { decideStay, holdStay, isHoldConflict, refuseUnbookable, releaseStay } f
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
-import { withEvents, type UnitOfWork } from '../events/events.log.js';
+import { unitOfWork, type UnitOfWork } from '../events/events.log.js';
 import type { CancelBookingInput, UpdateBookingInput } from './bookings.schemas.js';
 import { isCovered, selectPropertyUnits, type PropertyUnit } from '../properties/properties.sql.js';
 import { bookingUpdate, isHost, selectVisibleBooking, updateBookingRow, type BookingRow, type Viewer } from './bookings.sql.js';
@@ -98,7 +98,7 @@ export async function updateBooking(
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
   const attempt: Attempted = {};
-  const outcome = await withEvents(deps, async (trx): Promise<Outcome> => {
+  const outcome = await unitOfWork(deps, async (trx): Promise<Outcome> => {
     const { lock, row } = await lockBooking(trx, viewer, by);
     checkIfMatch(ifMatch, row.revision);
     return applyChange(deps, trx, lock, viewer, row, input, attempt);
@@ -262,7 +262,7 @@ export async function cancelBooking(
   input: CancelBookingInput,
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
-  const outcome = await withEvents(deps, async (trx): Promise<Outcome> => {
+  const outcome = await unitOfWork(deps, async (trx): Promise<Outcome> => {
     const { lock, row } = await lockBooking(trx, viewer, by);
     if (row.status === 'cancelled' || row.status === 'refunded') return { row, changed: false };
     checkIfMatch(ifMatch, row.revision);

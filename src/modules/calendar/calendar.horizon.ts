@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
-import { appendEvents, withEvents } from '../events/events.log.js';
+import { appendEvents, unitOfWork } from '../events/events.log.js';
 import { integrationHorizons } from '../integrations/integrations.sql.js';
 import { coverageSource, selectAppendTargets } from '../properties/properties.sql.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
@@ -52,7 +52,7 @@ export async function rollHorizon(deps: Deps): Promise<{ properties: number; eve
   let events = 0;
   let properties = 0;
   for (const propertyId of [...due].sort((a, b) => a - b)) {
-    const appended = await withEvents(deps, async (trx) => {
+    const appended = await unitOfWork(deps, async (trx) => {
       // The property lock serialises two runs of the roll (and calendar writers): the second
       // reads the first one's marks and finds nothing left to send.
       if (!(await lockProperty(trx, propertyId))) return undefined;

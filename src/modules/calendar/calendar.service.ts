@@ -14,7 +14,7 @@ import {
   splitByMonth,
   type DateWindow,
 } from '../../lib/time.js';
-import { appendEvents, withEvents, type AppendResult, type UnitOfWork } from '../events/events.log.js';
+import { appendEvents, unitOfWork, type AppendResult, type UnitOfWork } from '../events/events.log.js';
 import {
   buildPayload,
   calendarEventDrafts,
@@ -105,7 +105,7 @@ function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, to
  * being replaced), applies the change, records the events, commits, then wakes delivery.
  */
 async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: UnitOfWork) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
-  const { result } = await withEvents(deps, async (trx) => {
+  const { result } = await unitOfWork(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('No such property.');
     touchInputsVersion(trx, lock);

@@ -4,10 +4,10 @@ import { API_VERSION, type EventType } from '../../lib/contract.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { insertEventsQuery, writtenEvents, type AppendTarget, type EventRow } from './events.sql.js';
+import { notifyAtCommit } from './events.unit.js';
 
 export type { AppendTarget } from './events.sql.js';
-export type { UnitOfWork } from '../../db/unit-of-work.js';
-export { withEvents } from './events.unit.js';
+export { unitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
 
 /** One integration about to receive events, as the payload builder needs to see it. */
 export interface EventTarget {
@@ -63,7 +63,7 @@ export interface AppendResult {
  * (or the one named), skipping disabled integrations. Sequences come from `integrations.last_sequence`
  * bumped under the integration's row lock, so they are gap-free and commit or roll back with the
  * write. Integrations are locked in id order so that concurrent writers cannot deadlock on them.
- * The unit of work (withEvents) wakes delivery once it has committed. Nothing reads the events'
+ * The unit of work wakes delivery once it has committed (notifyAtCommit for other processes). Nothing reads the events'
  * answers before the commit, so their statements are sent ahead and go out with the next read or
  * the COMMIT.
  *
@@ -127,7 +127,10 @@ export async function appendEvents(uow: UnitOfWork, options: AppendOptions): Pro
     };
     // Woken before the answer is known, as the commit's NOTIFY goes out with it: an integration
     // disabled meanwhile is woken for nothing.
-    if (sends) uow.wake(target.id);
+    if (sends) {
+      uow.wake(target.id);
+      uow.beforeCommit(notifyAtCommit);
+    }
     const head = { integrationId: target.id, origin, propertyId: options.propertyId, createdAt: now };
     // Each part writes nothing when the integration was disabled after the read above.
     let unanswered = Math.ceil(rows.length / 500);

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { runUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
+import type { CommitStep } from '../../db/unit-of-work.js';
 import type { ListenerState, Subscription } from '../../db/listener.js';
 import type { Deps } from '../../deps.js';
 import type { IdSignal } from '../../signals.js';
 import { currentSchema, notifyEvents, notifyEventsQuery, notifySignalQuery } from './events.sql.js';
 
 /**
- * The unit of work of every writer (src/db/unit-of-work.ts), with what event producers add: once
- * it has committed, delivery is woken for the events it recorded. appendEvents only accepts a
- * UnitOfWork, so no write can record events and forget to wake delivery.
+ * How event producers wake delivery, on top of the unit of work (src/db/unit-of-work.ts): appendEvents
+ * notes the integrations to wake (UnitOfWork.wake) and asks for notifyAtCommit.
  *
  * Waking is twofold. This process's worker is told through `deps.signals` (`events`, integration
  * ids) right after the commit. Other processes sharing a PostgreSQL database are told by a
@@ -30,23 +29,19 @@ function tagOf(signals: object): string {
 }
 
 /**
- * Runs `work` in one transaction as a unit of work. After the commit, caches, signals and delivery
- * are told of what it wrote (UnitOfWork's effects); a rollback tells nothing.
+ * The unit of work's last step when it recorded events: on PostgreSQL the notifications, inside the
+ * transaction so that PostgreSQL delivers them exactly when it commits (this process's listener
+ * skips its own tag), sent ahead so that they go out with the COMMIT.
  */
-export function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine' | 'state'>, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-  const context = { db: deps.db, signals: deps.signals, changes: deps.state.changes };
-  return runUnitOfWork(context, work, (uow) => {
-    const { deliverable, shared, signals } = uow.effects;
-    // Inside the transaction, so PostgreSQL delivers the notifications exactly when it commits
-    // (this process's listener skips its own tag); sent ahead, they go out with the COMMIT.
-    if (deps.engine !== 'postgres' || deliverable.size === 0) return;
-    uow.send(notifyEventsQuery([...deliverable], tagOf(deps.signals)));
-    // Shared signals ride only on a commit that notifies anyway: notifying transactions commit
-    // one at a time (one database-wide lock), 20 clients measured 3,100–3,500 one-row commits a
-    // second without a pg_notify and 2,100–2,500 with one.
-    for (const name of shared) uow.send(notifySignalQuery(name, [...signals.get(name)!], tagOf(deps.signals)));
-  });
-}
+export const notifyAtCommit: CommitStep = (uow, deps) => {
+  const { deliverable, shared, signals } = uow.effects;
+  if (deps.engine !== 'postgres' || deliverable.size === 0) return;
+  uow.send(notifyEventsQuery([...deliverable], tagOf(deps.signals)));
+  // Shared signals ride only on a commit that notifies anyway: notifying transactions commit
+  // one at a time (one database-wide lock), 20 clients measured 3,100–3,500 one-row commits a
+  // second without a pg_notify and 2,100–2,500 with one.
+  for (const name of shared) uow.send(notifySignalQuery(name, [...signals.get(name)!], tagOf(deps.signals)));
+};
 
 /**
  * Wakes delivery for integrations whose sending changed outside an event write (a webhook URL

@@ -2,6 +2,7 @@ import type { AliasableExpression, Kysely, Transaction } from 'kysely';
 import type { Config } from '../../config.js';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -28,7 +29,7 @@ export interface IntegrationPorts {
   /** webhooks: a new integration's delivery state, in the transaction that creates the integration. */
   insertDeliveryState(trx: Transaction<DB>, integrationId: number): Promise<void>;
   /** webhooks: makes the integration active and restarts delivery from the queue's head; false when it was not in `from`. */
-  resumeDelivery(trx: Transaction<DB>, integrationId: number, options: { at: Date; from: Array<'active' | 'paused' | 'disabled'> }): Promise<boolean>;
+  resumeDelivery(trx: UnitOfWork, integrationId: number, options: { at: Date; from: Array<'active' | 'paused' | 'disabled'> }): Promise<boolean>;
   /** webhooks: every integration's delivery figures, as a derived table GET /me joins. */
   deliveryStateSource(db: Q): AliasableExpression<DeliveryFigures>;
   /** webhooks: the first pending event above the delivery cursor and its failed attempts (the staff view). */

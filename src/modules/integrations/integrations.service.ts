@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { unitOfWork } from '../../db/unit-of-work.js';
 import type { IntegrationsTable } from './integrations.tables.js';
 import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
@@ -246,14 +247,14 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
   if (input.webhook?.event_types !== undefined) changes.webhook_event_types = input.webhook.event_types;
   if (input.webhook?.timeout_seconds !== undefined) changes.webhook_timeout_seconds = input.webhook.timeout_seconds;
   if (input.status === 'disabled') changes.status = 'disabled';
-  await deps.db.transaction().execute(async (trx) => {
-    await trx.updateTable('integrations').set(changes as never).where('id', '=', integrationId).execute();
+  await unitOfWork(deps, async (trx) => {
+    trx.send(trx.updateTable('integrations').set(changes as never).where('id', '=', integrationId));
+    trx.touched('integrations');
     // Re-enabling (or resuming by status) starts delivery afresh from the queue's head.
     if (input.status === 'active' && current.status !== 'active') {
       await deps.integrationPorts.resumeDelivery(trx, integrationId, { at: now, from: ['paused', 'disabled'] });
     }
   });
-  deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
   if (input.status !== undefined && input.status !== current.status) await forgetIntegration(deps, integrationId);
   await deps.integrationPorts.wakeDelivery(deps, [integrationId]);
   return staffIntegrationView(deps, integrationId);

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { appendEvents, withEvents, type EventDraft, type UnitOfWork } from '../events/events.log.js';
+import { appendEvents, unitOfWork, type EventDraft, type UnitOfWork } from '../events/events.log.js';
 import { findBrand, findIntegration, selectLastSequence } from '../integrations/integrations.sql.js';
 import { createColumns, updateColumns } from './properties.input.js';
 import { lockProperty, touchInputsVersion, type PropertyLock } from './properties.lock.js';
@@ -71,10 +71,10 @@ const archivedError = () =>
  */
 async function writeTransaction<T>(deps: Deps, work: (trx: UnitOfWork) => Promise<T>): Promise<T> {
   try {
-    return await withEvents(deps, work);
+    return await unitOfWork(deps, work);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return withEvents(deps, work);
+    return unitOfWork(deps, work);
   }
 }
 
@@ -317,7 +317,7 @@ export async function staffPropertyView(deps: Deps, propertyId: number): Promise
  */
 export async function hostCreateProperty(deps: Deps, brandId: number, input: CreatePropertyInput) {
   const now = deps.clock.now();
-  const id = await withEvents(deps, async (trx) => {
+  const id = await unitOfWork(deps, async (trx) => {
     if (!(await findBrand(trx, brandId))) throw notFound('No such brand.');
     const row = await insertProperty(trx, {
       ...createColumns(input),
@@ -352,7 +352,7 @@ async function recordHostChange(
 export async function hostUpdateProperty(deps: Deps, propertyId: number, input: HostUpdatePropertyInput, calendar: CalendarDrafts) {
   const now = deps.clock.now();
   const today = kolkataDate(now);
-  await withEvents(deps, async (trx) => {
+  await unitOfWork(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     const row = lock && (await trx.selectFrom('properties').selectAll().where('id', '=', propertyId).executeTakeFirst());
     if (!row) throw notFound('No such property.');
@@ -374,7 +374,7 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
  */
 export async function archiveProperty(deps: Deps, propertyId: number) {
   const now = deps.clock.now();
-  await withEvents(deps, async (trx) => {
+  await unitOfWork(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('No such property.');
     if (lock.status === 'archived') return undefined;
@@ -441,7 +441,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
  * (the property's external_id and its unit aliases), so those ids are free again.
  */
 export async function uncoverProperty(deps: Deps, integrationId: number, propertyId: number) {
-  await withEvents(deps, async (trx) => {
+  await unitOfWork(deps, async (trx) => {
     // The property's lock first, as every writer of its coverage and inputs version.
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('This integration does not cover that property.');

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { FailureGate } from '../../lib/backoff.js';
 import { horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
-import { appendEvents, withEvents, type EventDraft, type EventTarget } from '../events/events.log.js';
+import { appendEvents, unitOfWork, type EventDraft, type EventTarget } from '../events/events.log.js';
 import { lockProperty } from '../properties/properties.lock.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { selectAppendTargets } from '../properties/properties.sql.js';
@@ -39,7 +39,7 @@ async function syncDrafts(
  * crash neither loses nor repeats a property. Returns false when the job is finished.
  */
 async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolean> {
-  return withEvents(deps, async (trx) => {
+  return unitOfWork(deps, async (trx) => {
     // a runner whose claim passed to another writes nothing (holdLease throws)
     await holdLease(trx, lease);
     const job = await lockSyncJob(trx, jobId);

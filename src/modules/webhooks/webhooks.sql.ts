@@ -4,6 +4,7 @@ import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhook
 import { deliveryConfigSource } from '../integrations/integrations.sql.js';
 import { leaseHeldQuery, LeaseLostError, type Lease } from './webhooks.leases.sql.js';
 import { eventLog } from '../events/events.sql.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -50,17 +51,21 @@ export function lockFailureCounters(trx: Transaction<DB>, integrationId: number)
     .executeTakeFirstOrThrow();
 }
 
-export function updateDeliveryState(db: Q, integrationId: number, set: Updateable<WebhookDeliveryStateTable>) {
-  return db.updateTable('webhook_delivery_state').set(set).where('integration_id', '=', integrationId).execute();
+/** Sent ahead in the caller's unit of work (nothing reads its answer). */
+export function updateDeliveryState(uow: UnitOfWork, integrationId: number, set: Updateable<WebhookDeliveryStateTable>): void {
+  uow.send(uow.updateTable('webhook_delivery_state').set(set).where('integration_id', '=', integrationId));
+  uow.touched('webhook_delivery_state');
 }
 
 /** A failed ping: one more failure, the next ping later. */
-export function countFailedPing(db: Q, integrationId: number, at: Date, nextAttemptAt: Date) {
-  return db
-    .updateTable('webhook_delivery_state')
-    .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1), last_failure_at: at, next_attempt_at: nextAttemptAt }))
-    .where('integration_id', '=', integrationId)
-    .execute();
+export function countFailedPing(uow: UnitOfWork, integrationId: number, at: Date, nextAttemptAt: Date): void {
+  uow.send(
+    uow
+      .updateTable('webhook_delivery_state')
+      .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1), last_failure_at: at, next_attempt_at: nextAttemptAt }))
+      .where('integration_id', '=', integrationId),
+  );
+  uow.touched('webhook_delivery_state');
 }
 
 /**
@@ -246,14 +251,14 @@ function attemptColumns(rows: AttemptRow[]) {
   };
 }
 
-export async function insertAttempts(db: Q, rows: AttemptRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/** The statement that logs attempts, to run alone or to send in a unit of work. */
+export function insertAttemptsQuery(rows: AttemptRow[]): RawBuilder<unknown> {
   const c = attemptColumns(rows);
-  await sql`
+  return sql`
     insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, worker)
     select * from unnest(${c.integration}::int[], ${c.eventId}::text[], ${c.eventType}::text[], ${c.sequence}::bigint[], ${c.attempt}::int[],
       ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.worker}::text[])
-  `.execute(db);
+  `;
 }
 
 export interface OutcomeWrite {

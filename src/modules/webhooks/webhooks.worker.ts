@@ -82,7 +82,7 @@ interface Target {
  * the pending events strictly in sequence order, the next only after a 2xx, and ends when the
  * queue is empty, the integration is waiting on its retry ladder or paused (then it pings when due).
  *
- * It wakes on `events` (integration ids, after a commit that recorded events, see withEvents), on
+ * It wakes on `events` (integration ids, after a commit that recorded events, see unitOfWork), on
  * `clock` (the test clock moved), on other processes' notifications (see listenForEvents), and on a
  * safety-net scan, so every timer it honours is read from the service clock.
  */

@@ -85,6 +85,9 @@ class PgConnection implements DatabaseConnection {
         this.ahead.track(answer, onAnswer, (error) => {
           if (isConnectionLost(error)) this.broken = true;
         });
+        // A client outside pipeline mode would queue the next statement behind this one (and warn
+        // of it): there the answer is awaited here, with the same outcome, later.
+        if (!this.client.pipeline) await this.ahead.settle();
       }
       return SENT;
     }

@@ -122,15 +122,13 @@ export async function appendEvents(uow: UnitOfWork, options: AppendOptions): Pro
       for (const draft of drafts) added.set(draft.type, (added.get(draft.type) ?? 0) + 1);
       recorded.set(target.id, drafts.length);
       for (const [type, n] of added) types.set(type, (types.get(type) ?? 0) + n);
-      if (sends) deliverable.push(target.id);
+      if (sends) {
+        deliverable.push(target.id);
+        uow.wake(target.id);
+      }
       uow.recorded(added);
     };
-    // Woken before the answer is known, as the commit's NOTIFY goes out with it: an integration
-    // disabled meanwhile is woken for nothing.
-    if (sends) {
-      uow.wake(target.id);
-      uow.beforeCommit(notifyAtCommit);
-    }
+    if (sends) notifyAtCommit(uow, target.id);
     const head = { integrationId: target.id, origin, propertyId: options.propertyId, createdAt: now };
     // Each part writes nothing when the integration was disabled after the read above.
     let unanswered = Math.ceil(rows.length / 500);

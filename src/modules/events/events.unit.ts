@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CommitStep } from '../../db/unit-of-work.js';
+import type { CommitStep, UnitOfWork } from '../../db/unit-of-work.js';
 import type { ListenerState, Subscription } from '../../db/listener.js';
 import type { Deps } from '../../deps.js';
 import type { IdSignal } from '../../signals.js';
@@ -7,7 +7,7 @@ import { currentSchema, notifyEvents, notifyEventsQuery, notifySignalQuery } fro
 
 /**
  * How event producers wake delivery, on top of the unit of work (src/db/unit-of-work.ts): appendEvents
- * notes the integrations to wake (UnitOfWork.wake) and asks for notifyAtCommit.
+ * notes the integrations to wake (UnitOfWork.wake) and to notify (notifyAtCommit).
  *
  * Waking is twofold. This process's worker is told through `deps.signals` (`events`, integration
  * ids) right after the commit. Other processes sharing a PostgreSQL database are told by a
@@ -28,18 +28,36 @@ function tagOf(signals: object): string {
   return tag;
 }
 
+/** Per unit of work, the integrations other processes are to be told of at its commit. */
+const toNotify = new WeakMap<UnitOfWork, Set<number>>();
+
 /**
- * The unit of work's last step when it recorded events: on PostgreSQL the notifications, inside the
- * transaction so that PostgreSQL delivers them exactly when it commits (this process's listener
- * skips its own tag), sent ahead so that they go out with the COMMIT.
+ * Tells other processes, on PostgreSQL, that the integration has events to send once the unit of
+ * work commits. Called as its events are sent, before their answer: one disabled meanwhile is
+ * notified for nothing (this process's own wake, UnitOfWork.wake, waits for the answer).
  */
-export const notifyAtCommit: CommitStep = (uow, deps) => {
-  const { deliverable, shared, signals } = uow.effects;
-  if (deps.engine !== 'postgres' || deliverable.size === 0) return;
-  uow.send(notifyEventsQuery([...deliverable], tagOf(deps.signals)));
+export function notifyAtCommit(uow: UnitOfWork, integrationId: number): void {
+  let ids = toNotify.get(uow);
+  if (!ids) {
+    toNotify.set(uow, (ids = new Set()));
+    uow.beforeCommit(sendNotifications);
+  }
+  ids.add(integrationId);
+}
+
+/**
+ * The unit of work's last step when it recorded events: the notifications, inside the transaction
+ * so that PostgreSQL delivers them exactly when it commits (this process's listener skips its own
+ * tag), sent ahead so that they go out with the COMMIT.
+ */
+const sendNotifications: CommitStep = (uow, deps) => {
+  const ids = toNotify.get(uow);
+  if (deps.engine !== 'postgres' || !ids || ids.size === 0) return;
+  uow.send(notifyEventsQuery([...ids], tagOf(deps.signals)));
   // Shared signals ride only on a commit that notifies anyway: notifying transactions commit
   // one at a time (one database-wide lock), 20 clients measured 3,100–3,500 one-row commits a
   // second without a pg_notify and 2,100–2,500 with one.
+  const { shared, signals } = uow.effects;
   for (const name of shared) uow.send(notifySignalQuery(name, [...signals.get(name)!], tagOf(deps.signals)));
 };
 

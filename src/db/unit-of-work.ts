@@ -77,25 +77,32 @@ export interface UnitOfWorkDeps {
 export async function unitOfWork<T>(deps: UnitOfWorkDeps, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   const effects = new Effects();
   const steps = new Set<CommitStep>();
+  const handed: Promise<unknown>[] = [];
   const result = await deps.db.transaction().execute(async (trx) => {
-    const uow: UnitOfWork = Object.assign(trx, operations(trx, effects, steps));
+    const uow: UnitOfWork = Object.assign(trx, operations(trx, effects, steps, handed));
     const out = await work(uow);
     for (const step of steps) step(uow, deps);
+    // Kysely hands the COMMIT to the connection directly, not behind the statements it queues:
+    // every statement sent must have reached the connection first (no round trip is waited for).
+    await Promise.all(handed);
     return out;
   });
   runEffects(deps, effects);
   return result;
 }
 
-function operations(trx: Transaction<DB>, effects: Effects, steps: Set<CommitStep>): UnitOfWorkOps {
+function operations(trx: Transaction<DB>, effects: Effects, steps: Set<CommitStep>, handed: Promise<unknown>[]): UnitOfWorkOps {
   return {
     effects,
     beforeCommit(step) {
       steps.add(step);
     },
     send(query, onAnswer) {
-      // Kysely hands the statement to the connection, which sends it and answers at once.
-      void trx.executeQuery(sendAhead(query.compile(trx), onAnswer)).catch(() => {});
+      // Kysely hands the statement to the connection, which sends it and answers at once (its
+      // failure comes with a later statement's answer or the commit's).
+      const sent = trx.executeQuery(sendAhead(query.compile(trx), onAnswer));
+      sent.catch(() => {});
+      handed.push(sent);
     },
     touched(...tables) {
       for (const table of tables) effects.tables.add(table);

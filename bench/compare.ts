@@ -15,7 +15,7 @@
  * (> 1: the current code is faster); its spread is the lowest and highest ratio of one round's
  * pair. Prints a table and writes bench/compare.json; the worktree is removed at the end.
  */
-import { freePort } from '../scripts/free-port.js';
+import { freePort } from '../scripts/lib.js';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -251,7 +251,7 @@ export async function compareAgainst(ref: string, log: Log) {
           measure: async (side, r) => {
             const { svc, db } = both[side];
             const o = await distinctRun(svc, db, sets[side][r], 11 + 20 * r, 0, null, 'POST /bookings distinct');
-            return { value: o.created, cpu: cpuPer(o.cores, o.drive.total), problem: o.detail.other_answers !== 'none' ? `other answers: ${o.detail.other_answers}` : undefined };
+            return { value: o.created, cpu: cpuPer(o.cores, o.drive.total), problem: o.detail.other_answers !== 'none' ? `other answers: ${String(o.detail.other_answers)}` : undefined };
           },
         },
         log,

@@ -48,7 +48,7 @@
  * RATE_LIMITS=off only where the contract's per-minute tiers would otherwise be what is measured
  * (GET /me: 60 a minute; one integration's contended creates; property reads for snapshots).
  */
-import { freePort } from '../scripts/free-port.js';
+import { freePort } from '../scripts/lib.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -133,7 +133,7 @@ function distinctRow(outcome: BookingOutcome, engine: string, baseline?: Awaited
       'rate limits on (160 integrations, 20 source addresses: no tier binds)',
       cpuNote(outcome.cores, outcome.drive.total),
       baseline && `baseline: bare Fastify route, one single-row INSERT transaction on the same PostgreSQL (${baseline.service_cpu_ms_per_op} + ${baseline.postgres_cpu_ms_per_op} ms CPU per insert)`,
-      outcome.detail.other_answers !== 'none' && `other answers: ${outcome.detail.other_answers}`,
+      outcome.detail.other_answers !== 'none' && `other answers: ${String(outcome.detail.other_answers)}`,
     ),
     detail: { ...outcome.detail, baseline },
   });
@@ -168,7 +168,7 @@ function floorRows(floor: Awaited<ReturnType<typeof floorRun>>, service: Booking
       'the faster of two runs each, alternating',
       (create.failed || insert.failed) && `${create.failed + insert.failed} failed transactions`,
     ),
-    detail: floor as unknown as Record<string, unknown>,
+    detail: floor,
   });
 }
 
@@ -314,7 +314,7 @@ async function main() {
           `${c.created} creates/s`,
           'RATE_LIMITS=off',
           cpuNote(c.cores, c.drive.total),
-          c.detail.other_answers !== 'none' && `other answers: ${c.detail.other_answers}`,
+          c.detail.other_answers !== 'none' && `other answers: ${String(c.detail.other_answers)}`,
         ),
         detail: c.detail,
       });
@@ -395,7 +395,7 @@ async function main() {
         note: joinNotes(
           `baseline: mean of WORKERS=1 before (${w1.created}) and after (${w1Again.created})`,
           'rate limits on',
-          w2.detail.other_answers !== 'none' && `other answers: ${w2.detail.other_answers}`,
+          w2.detail.other_answers !== 'none' && `other answers: ${String(w2.detail.other_answers)}`,
         ),
         detail: w2.detail,
       });
@@ -704,7 +704,7 @@ async function main() {
           await svc.stop();
         }
       }
-      const pgGrowth = results.postgres!.growthMibPerMinuteAfterFirst;
+      const pgGrowth = results.postgres.growthMibPerMinuteAfterFirst;
       for (const engine of ['pglite', 'postgres'] as const) {
         const r = results[engine]!;
         const ratio = engine === 'pglite' ? round(r.growthMibPerMinuteAfterFirst / pgGrowth) : undefined;

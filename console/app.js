@@ -35,7 +35,7 @@ function el(tag, attrs = {}, ...children) {
 }
 
 function show(...nodes) {
-  main.replaceChildren(...nodes);
+  main.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined));
 }
 
 function say(message, kind = 'ok') {
@@ -176,8 +176,9 @@ function age(seconds) {
 
 const when = (timestamp) => (timestamp ? timestamp.replace('T', ' ').replace('+05:30', '') : '—');
 
-/** 0 paused, 1 failing, 2 large or old backlog, 3 healthy, 4 disabled. */
+/** -1 a booking undelivered past 30 minutes, 0 paused, 1 failing, 2 large or old backlog, 3 healthy, 4 disabled. */
 function healthRank(row) {
+  if (row.late_booking) return -1;
   if (row.status === 'paused') return 0;
   if (row.status === 'disabled') return 4;
   if (row.consecutive_failures > 0) return 1;
@@ -186,6 +187,7 @@ function healthRank(row) {
 }
 
 const HEALTH = [
+  ['Booking late', 'bad'],
   ['Paused', 'bad'],
   ['Failing', 'bad'],
   ['Behind', 'warn'],
@@ -194,7 +196,7 @@ const HEALTH = [
 ];
 
 function healthBadge(row) {
-  const [label, kind] = HEALTH[healthRank(row)];
+  const [label, kind] = HEALTH[healthRank(row) + 1];
   return el('span', { class: `badge ${kind}` }, label);
 }
 
@@ -276,6 +278,44 @@ const COLUMNS = [
 
 const tableState = { sort: 'health', direction: 'ascending', filter: '', status: '' };
 
+/** The critical alerts (a booking undelivered past 30 minutes), a page of 200 at a time. */
+async function lateBookings() {
+  const rows = [];
+  for (let page = 1; ; page++) {
+    const res = await api('GET', `/alerts?severity=critical&per_page=200&page=${page}`);
+    rows.push(...res.data.filter((a) => a.name === 'booking_undelivered_30m'));
+    if (page >= res.pagination.last_page || page >= 50) return rows;
+  }
+}
+
+/** Integrations whose guests' bookings have not reached them for 30 minutes: above everything, in red. */
+function escalations(alerts, rows) {
+  if (alerts.length === 0) return null;
+  const names = new Map(rows.map((r) => [r.id, r.name]));
+  return el(
+    'section',
+    { class: 'escalations', id: 'escalations', role: 'alert' },
+    el('h2', {}, `Bookings not delivered for over 30 minutes (${alerts.length})`),
+    el('p', {}, 'Tell each property directly that the booking exists, then fix the partner’s receiver.'),
+    el(
+      'ul',
+      {},
+      alerts.map((a) =>
+        el(
+          'li',
+          { dataset: { integration: String(a.integration.id), booking: String(a.detail.booking_id ?? '') } },
+          el('a', { href: `#/integrations/${a.integration.id}` }, names.get(a.integration.id) ?? a.integration.slug),
+          ` (${a.integration.slug}): booking `,
+          el('strong', { class: 'booking-id' }, `#${a.detail.booking_id ?? '?'}`),
+          a.detail.external_booking_id ? ` (${a.detail.external_booking_id})` : '',
+          ' undelivered for ',
+          el('strong', { class: 'booking-age' }, age(a.detail.event_age_seconds)),
+        ),
+      ),
+    ),
+  );
+}
+
 /** Every integration, a page of 200 at a time (the health order needs them all). */
 async function allIntegrations() {
   const rows = [];
@@ -288,7 +328,9 @@ async function allIntegrations() {
 
 async function integrationsPage() {
   show(el('p', { class: 'muted' }, 'Loading integrations…'));
-  const rows = await allIntegrations();
+  const [rows, late] = await Promise.all([allIntegrations(), lateBookings()]);
+  const lateBy = new Map(late.map((a) => [a.integration.id, a]));
+  for (const r of rows) r.late_booking = lateBy.get(r.id) ?? null;
   const body = el('tbody');
   const header = el('tr');
   const table = el('table', { id: 'integrations' }, el('thead', {}, header), body);
@@ -321,7 +363,7 @@ async function integrationsPage() {
       ...visible.map((r) =>
         el(
           'tr',
-          { class: 'row-link', dataset: { id: String(r.id), slug: r.slug }, tabindex: '0', onclick: () => (location.hash = `#/integrations/${r.id}`), onkeydown: (e) => e.key === 'Enter' && (location.hash = `#/integrations/${r.id}`) },
+          { class: r.late_booking ? 'row-link late' : 'row-link', dataset: { id: String(r.id), slug: r.slug }, tabindex: '0', onclick: () => (location.hash = `#/integrations/${r.id}`), onkeydown: (e) => e.key === 'Enter' && (location.hash = `#/integrations/${r.id}`) },
           COLUMNS.map((c) => el('td', { class: c.num ? 'num' : undefined }, c.cell(r))),
         ),
       ),
@@ -338,6 +380,7 @@ async function integrationsPage() {
   );
   render();
   show(
+    escalations(late, rows),
     el('h1', {}, 'Integrations'),
     el('div', { class: 'toolbar' }, filter, status, el('button', { type: 'button', onclick: () => route() }, 'Refresh'), summary),
     table,

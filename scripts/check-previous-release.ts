@@ -15,10 +15,8 @@ import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './free-port.js';
+import { ROOT, freePort, sleep } from './lib.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const STAFF_TOKEN = `dls_${'C'.repeat(40)}`;
 
 
@@ -47,8 +45,8 @@ async function startNode(tree: string, databaseUrl: string, secretsKey: string):
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
   const url = `http://127.0.0.1:${port}`;
   for (let waited = 0; ; waited += 200) {
     if (child.exitCode !== null) throw new Error(`the node of ${tree} exited (${child.exitCode}): ${out}`);
@@ -65,26 +63,27 @@ async function stopNode(node: Node): Promise<void> {
   await exited;
 }
 
-async function call(base: string, token: string, method: string, route: string, body?: unknown): Promise<any> {
+/** The answer's `data`, of the shape the caller names for the route. */
+async function call<T>(base: string, token: string, method: string, route: string, body?: unknown): Promise<T> {
   const res = await fetch(`${base}${route}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  const json = (await res.json().catch(() => null)) as any;
+  const json = (await res.json().catch(() => null)) as { data: T } | null;
   if (res.status >= 300) throw new Error(`${method} ${route} on ${base}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
+  return json!.data;
 }
 
 const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
 /** A partner's round of work on `writer`, read back on `reader`. */
 async function roundTrip(writer: string, reader: string, label: string): Promise<void> {
-  const brand = await call(writer, STAFF_TOKEN, 'POST', '/api/staff/v1/brands', { name: `${label} brand` });
-  const created = await call(writer, STAFF_TOKEN, 'POST', '/api/staff/v1/integrations', { brand_id: brand.id, name: `${label} partner` });
-  const key: string = created.api_key;
+  const brand = await call<{ id: number }>(writer, STAFF_TOKEN, 'POST', '/api/staff/v1/brands', { name: `${label} brand` });
+  const created = await call<{ api_key: string }>(writer, STAFF_TOKEN, 'POST', '/api/staff/v1/integrations', { brand_id: brand.id, name: `${label} partner` });
+  const key = created.api_key;
   const api = '/api/integrations/v1';
-  const property = await call(writer, key, 'POST', `${api}/properties`, {
+  const property = await call<{ doorloom_id: number }>(writer, key, 'POST', `${api}/properties`, {
     external_id: `${label}-villa`,
     name: `${label} villa`,
     description: 'Rolling-upgrade check.',
@@ -94,7 +93,7 @@ async function roundTrip(writer: string, reader: string, label: string): Promise
     pricing: { weekday: { base_price: 5000 }, weekend: { base_price: 7000 } },
     units: [{ name: 'Room 1', external_id: `${label}-U1` }],
   });
-  const booking = await call(writer, key, 'POST', `${api}/bookings`, {
+  const booking = await call<{ id: number }>(writer, key, 'POST', `${api}/bookings`, {
     external_booking_id: `${label}-BK`,
     property: { external_id: `${label}-villa` },
     units: [{ external_unit_id: `${label}-U1`, adults: 2 }],
@@ -104,12 +103,12 @@ async function roundTrip(writer: string, reader: string, label: string): Promise
     pricing: { total: 10000, currency: 'INR' },
     source: { channel: 'airbnb', reference: 'HM-1' },
   });
-  const read = await call(reader, key, 'GET', `${api}/bookings/${booking.id}`);
+  const read = await call<{ external_booking_id: string }>(reader, key, 'GET', `${api}/bookings/${booking.id}`);
   if (read.external_booking_id !== `${label}-BK`) throw new Error(`${label}: the booking read back differs`);
-  const snapshot = await call(reader, key, 'GET', `${api}/properties/${property.doorloom_id}/availability?from=${day(10)}&to=${day(11)}`);
-  if (snapshot.data.dates.some((d: { available_units: number }) => d.available_units !== 0)) throw new Error(`${label}: the hold is not seen`);
-  const events = await call(reader, key, 'GET', `${api}/events?after_sequence=0&limit=200`);
-  if (!events.some((row: { event: { type: string } }) => row.event.type === 'booking.changed')) throw new Error(`${label}: no booking.changed event`);
+  const snapshot = await call<{ data: { dates: Array<{ available_units: number }> } }>(reader, key, 'GET', `${api}/properties/${property.doorloom_id}/availability?from=${day(10)}&to=${day(11)}`);
+  if (snapshot.data.dates.some((d) => d.available_units !== 0)) throw new Error(`${label}: the hold is not seen`);
+  const events = await call<Array<{ event: { type: string } }>>(reader, key, 'GET', `${api}/events?after_sequence=0&limit=200`);
+  if (!events.some((row) => row.event.type === 'booking.changed')) throw new Error(`${label}: no booking.changed event`);
 }
 
 async function main(): Promise<void> {

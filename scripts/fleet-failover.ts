@@ -7,8 +7,7 @@
  *   npm run fleet -- up --pool-mode session && npx tsx scripts/fleet-failover.ts [ROUNDS] [STATE_DIR]
  */
 import { killMember, leaderName, loadState, startMember, waitForSyncPair } from './fleet.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from './lib.js';
 
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 3);
@@ -24,7 +23,7 @@ async function main(): Promise<void> {
     let first = 0;
     while (!first && performance.now() - killedAt < 120_000) {
       const sent = performance.now();
-      let status = 0;
+      let status: number;
       let code = '';
       try {
         const res = await fetch(`${state.apiUrl}/api/staff/v1/brands`, {

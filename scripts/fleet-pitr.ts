@@ -11,14 +11,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './free-port.js';
+import { PG_BIN, ROOT, asPostgresArgv, freePort, sleep } from './lib.js';
 import { loadState } from './fleet.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const asPostgres = (command: string, args: string[]) =>
-  execFileSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args], { stdio: 'pipe' }).toString();
+/** Runs a command as postgres, in a directory postgres can enter (the checkout may be under a 0700 home). */
+const asPostgres = (command: string, args: string[], env: Record<string, string> = {}) => {
+  const [setpriv, ...argv] = asPostgresArgv(command, args);
+  return execFileSync(setpriv, argv, { stdio: 'pipe', cwd: '/', env: { ...process.env, ...env } }).toString();
+};
 
 
 async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
@@ -34,34 +34,36 @@ async function sql<T extends pg.QueryResultRow>(url: string, text: string): Prom
 async function main(): Promise<void> {
   const state = await loadState(process.argv[2]);
   const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
-  const staff = async (method: string, route: string, body?: unknown, base = state.apiUrl) => {
+  const staff = async <T>(method: string, route: string, body?: unknown, base = state.apiUrl) => {
     const res = await fetch(`${base}/api/staff/v1${route}`, {
       method,
       headers: { authorization: `Bearer ${state.staffToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) as { data?: T } };
   };
   const work = path.join(state.stateDir, 'pitr');
   const base = path.join(work, 'base');
   const restored = path.join(work, 'restored');
   const archive = path.join(state.stateDir, 'archive');
   await rm(work, { recursive: true, force: true });
-  await mkdir(work, { mode: 0o755 });
+  await mkdir(work, { mode: 0o700 });
   execFileSync('chown', ['postgres:postgres', work]);
 
   // 1. the base backup, from whichever server is primary (through its HAProxy)
-  asPostgres(`${PG_BIN}/pg_basebackup`, ['-h', '127.0.0.1', '-p', String(state.postgresProxy.port), '-U', 'postgres', '-D', base, '-X', 'stream', '-c', 'fast']);
+  asPostgres(`${PG_BIN}/pg_basebackup`, ['-h', '127.0.0.1', '-p', String(state.postgresProxy.port), '-U', 'replicator', '-w', '-D', base, '-X', 'stream', '-c', 'fast'], {
+    PGPASSWORD: state.secrets.replicator,
+  });
   log(`base backup taken: ${base}`);
 
   // 2. one write before the target moment, one after it
-  const before = await staff('POST', '/brands', { name: `pitr-before-${Date.now()}` });
+  const before = await staff<{ id: number; name: string }>('POST', '/brands', { name: `pitr-before-${Date.now()}` });
   await sleep(1_500);
   const [{ target }] = await sql<{ target: string }>(state.adminUrl, `select to_char(clock_timestamp(), 'YYYY-MM-DD HH24:MI:SS.US TZH') as target`);
   await sleep(1_500);
-  const after = await staff('POST', '/brands', { name: `pitr-after-${Date.now()}` });
+  const after = await staff<{ id: number; name: string }>('POST', '/brands', { name: `pitr-after-${Date.now()}` });
   if (before.status !== 201 || after.status !== 201) throw new Error(`writes failed: ${before.status} ${after.status}`);
-  log(`brand ${before.body.data.id} written before ${target}, brand ${after.body.data.id} after it`);
+  log(`brand ${before.body.data?.id} written before ${target}, brand ${after.body.data?.id} after it`);
 
   // 3. the WAL holding both is closed and archived
   const [{ segment }] = await sql<{ segment: string }>(state.adminUrl, 'select pg_walfile_name(pg_switch_wal()) as segment');
@@ -97,7 +99,7 @@ async function main(): Promise<void> {
   await writeFile(path.join(restored, 'recovery.signal'), '');
   execFileSync('chown', ['-R', 'postgres:postgres', restored]);
   asPostgres(`${PG_BIN}/pg_ctl`, ['-D', restored, '-l', path.join(work, 'restored.log'), '-w', '-t', '60', 'start']);
-  const restoredUrl = `postgres://postgres@127.0.0.1:${port}/doorloom`;
+  const restoredUrl = `postgres://postgres:${state.secrets.postgres}@127.0.0.1:${port}/doorloom`;
   for (let waited = 0; ; waited += 200) {
     const [{ recovering }] = await sql<{ recovering: boolean }>(restoredUrl, 'select pg_is_in_recovery() as recovering').catch(() => [{ recovering: true }]);
     if (!recovering) break;
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
       PORT: String(nodePort),
-      DATABASE_URL: `postgres://doorloom@127.0.0.1:${port}/doorloom`,
+      DATABASE_URL: `postgres://doorloom:${state.secrets.doorloom}@127.0.0.1:${port}/doorloom`,
       STAFF_TOKEN: state.staffToken,
       SECRETS_KEY: state.secretsKey,
       NO_BACKGROUND: '1',
@@ -131,10 +133,10 @@ async function main(): Promise<void> {
       if (waited > 120_000) throw new Error('the node on the restored database did not start');
       await sleep(200);
     }
-    const listed = await staff('GET', `/brands?q=pitr-&per_page=100`, undefined, nodeUrl);
-    const names: string[] = (listed.body.data ?? []).map((b: { name: string }) => b.name);
+    const listed = await staff<Array<{ name: string }>>('GET', `/brands?q=pitr-&per_page=100`, undefined, nodeUrl);
+    const names = (listed.body.data ?? []).map((b) => b.name);
     log(`node on the restored database answers GET /api/staff/v1/brands?q=pitr- with ${listed.status}: ${JSON.stringify(names)}`);
-    if (listed.status !== 200 || !names.includes(before.body.data.name) || names.includes(after.body.data.name)) {
+    if (listed.status !== 200 || !names.includes(before.body.data!.name) || names.includes(after.body.data!.name)) {
       throw new Error('the restore does not hold exactly the writes before the target');
     }
     log('point-in-time restore checked: the write before the target is there, the one after it is not');

@@ -3,13 +3,14 @@ import { lazyRequestLogger } from './http/request-logger.js';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import { proxyTrust } from './config.js';
 import type { Deps } from './deps.js';
 import { integrationAuth, staffAuth } from './modules/integrations/integrations.auth.js';
 import { checkJsonShape, clientErrorHandler, frameworkErrors, nulCharactersIn, refuseNulInUrl } from './http/caps.js';
-import { failureBody, sendError, sendFailure } from './http/envelope.js';
+import { sendError, sendFailure } from './http/envelope.js';
 import { finishOpenApi } from './http/openapi-finish.js';
 import { isDatabaseUnavailable } from './db/database.js';
-import { AppError, databaseUnavailable, validationFailed } from './http/errors.js';
+import { AppError, databaseUnavailable, validationFailed, type ErrorCode } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
 import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
@@ -27,14 +28,15 @@ import { eventDeliveryColumns } from './modules/webhooks/webhooks.sql.js';
 import { registerBookingRoutes, registerStaffBookingRoutes } from './modules/bookings/bookings.routes.js';
 import { registerStaffListingRoutes } from './modules/console/console.routes.js';
 import { registerConsole } from './modules/console/console.assets.js';
+import { registerStaffAlertRoutes } from './modules/alerts/alerts.routes.js';
 import { registerMetrics } from './modules/metrics/metrics.routes.js';
-import { registerSandboxRoutes, sandboxGate } from './modules/sandbox/sandbox.routes.js';
+import { isHiddenSandboxRequest, registerSandboxRoutes, sandboxGate } from './modules/sandbox/sandbox.routes.js';
 
 export const API_PREFIX = '/api/integrations/v1';
 export const STAFF_PREFIX = '/api/staff/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
-const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 let requestCounter = 0;
 
 export interface BuildOptions {
@@ -49,10 +51,17 @@ declare module 'fastify' {
   }
 }
 
-const shuttingDown = () => failureBody('SHUTTING_DOWN', 'This node is shutting down; retry on another.');
+/** Client errors of a status the table has a code for, refused by Fastify or a plugin; any other is BAD_REQUEST (400). */
+const CLIENT_REFUSALS: Partial<Record<number, [ErrorCode, string]>> = {
+  412: ['PRECONDITION_FAILED', 'A precondition of the request (If-Match, If-Unmodified-Since) does not hold.'],
+  416: ['RANGE_NOT_SATISFIABLE', 'The requested range cannot be served.'],
+};
+
+const shuttingDown = (reply: FastifyReply) => sendFailure(reply, 'SHUTTING_DOWN', 'This node is shutting down; retry on another.');
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the limiter is installed: router-level refusals are counted and carry its fields too.
+  // eslint-disable-next-line prefer-const -- Fastify's options below read it before the limiter exists.
   let countUnrouted: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   const requestTimeout = deps.config.requestTimeoutMs;
   const app = Fastify({
@@ -75,7 +84,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     requestIdHeader: false,
     // request.ip (rate limits, the staff lockout, request logs) is the X-Forwarded-For address
     // only when the peer is a proxy listed in TRUST_PROXY; otherwise the peer's own address.
-    trustProxy: deps.config.trustProxy.length > 0 ? deps.config.trustProxy : false,
+    trustProxy: deps.config.trustProxy.length > 0 ? proxyTrust(deps.config.trustProxy) : false,
     genReqId(req) {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${process.pid}-${(++requestCounter).toString(36)}`;
@@ -99,12 +108,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     if ((body as string).trim() === '') return done(null, undefined);
     const refused = checkJsonShape(body as string); // too deep or too many values: refused before parsing
     if (refused) return done(refused, undefined);
-    parseJson(req, body as string, (error, value) => {
+    // With a callback the parser returns nothing to wait for.
+    void parseJson(req, body as string, (error, value) => {
       if (error) return done(error, undefined);
       const nul = nulCharactersIn(body as string, value); // text PostgreSQL cannot store
       return nul ? done(nul, undefined) : done(null, value);
     });
   });
+  if (deps.config.trustProxy.length === 0) warnOfUntrustedForwarding(app, deps);
   // NUL in a path or query parameter: before any route's own hooks (an Idempotency-Key is not claimed).
   app.addHook('preValidation', refuseNulInUrl);
 
@@ -167,11 +178,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // The process's own health only: with the database away the node stays in the proxy's pool and
   // its clients get the service's 503 DATABASE_UNAVAILABLE rather than the proxy's page.
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    if (draining) return reply.code(503).send(shuttingDown());
+    if (draining) return shuttingDown(reply);
     return { success: true, message: 'OK', data: { status: 'ok' } };
   });
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
-    if (draining) return reply.code(503).send(shuttingDown());
+    if (draining) return shuttingDown(reply);
     try {
       await probeClockRow(deps.db);
       return { success: true, message: 'Ready', data: { status: 'ready', database: deps.engine } };
@@ -202,7 +213,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(
     async (sandbox) => {
       const authenticate = integrationAuth(deps);
-      sandbox.addHook('onRequest', sandboxGate(deps, { authenticate, authenticateAndCount: rateLimiter.guard(authenticate), countUnrouted: rateLimiter.countUnrouted }));
+      const gate = sandboxGate(deps, { authenticate, authenticateAndCount: rateLimiter.guard(authenticate), countUnrouted: rateLimiter.countUnrouted });
+      sandbox.addHook('onRequest', gate.onRequest);
+      // Before the routes' own preValidation hooks (an Idempotency-Key is not claimed for a hidden route).
+      sandbox.addHook('preValidation', gate.preValidation);
       registerSandboxRoutes(sandbox, deps);
     },
     { prefix: API_PREFIX },
@@ -219,6 +233,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       registerStaffWebhookRoutes(staff, deps);
       registerStaffBookingRoutes(staff, deps);
       registerStaffListingRoutes(staff, deps);
+      registerStaffAlertRoutes(staff, deps);
     },
     { prefix: STAFF_PREFIX },
   );
@@ -229,13 +244,43 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 /**
  * Swagger UI's own strict policy (its scripts by hash, no inline handlers), never framed; without
  * upgrade-insecure-requests, which would break the page where the service is reached over plain HTTP.
+ * Each directive keeps only keywords, hashes and `data:` (the icons inlined in its stylesheet):
+ * no host and no scheme, so the page loads nothing that the service does not serve itself.
  */
 export function docsCsp(header: string): string {
   const kept = header
     .split(';')
     .map((directive) => directive.trim())
-    .filter((directive) => directive !== '' && !/^(frame-ancestors|upgrade-insecure-requests)\b/.test(directive));
+    .filter((directive) => directive !== '' && !/^(frame-ancestors|upgrade-insecure-requests)\b/.test(directive))
+    .map((directive) => {
+      const [name, ...sources] = directive.split(/\s+/);
+      return [name, ...sources.filter((source) => /^'[^']+'$/.test(source) || source === 'data:')].join(' ');
+    });
   return [...kept, "frame-ancestors 'none'"].join('; ');
+}
+
+/** At most one warning a minute (real time) about X-Forwarded-For while no proxy is trusted. */
+const FORWARDING_WARNING_MS = 60_000;
+
+/**
+ * Behind a proxy with TRUST_PROXY unset, every client shares the proxy's address: one lockout and
+ * one rate-limit bucket for all. The header shows it; the warning says so, once a minute.
+ */
+function warnOfUntrustedForwarding(app: FastifyInstance, deps: Deps): void {
+  let lastWarning = -Infinity;
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers['x-forwarded-for'] !== undefined) {
+      const now = performance.now();
+      if (now - lastWarning >= FORWARDING_WARNING_MS) {
+        lastWarning = now;
+        deps.log.warn(
+          { peer: request.ip },
+          'a request carries X-Forwarded-For but TRUST_PROXY is unset: every client behind the proxy shares its address (rate limits, staff lockout); set TRUST_PROXY to the proxy addresses',
+        );
+      }
+    }
+    done();
+  });
 }
 
 /** Every failure, expected or not, leaves in the contract's envelope; 5xx never say why. */
@@ -276,15 +321,19 @@ function installErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return sendFailure(reply, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB.');
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        // An unknown path reads no body of another media type: a hidden route must not either.
+        if (isHiddenSandboxRequest(request)) return sendFailure(reply, 'NOT_FOUND', 'No such endpoint.');
         return sendFailure(reply, 'UNSUPPORTED_MEDIA_TYPE', 'Send request bodies as Content-Type: application/json.');
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return sendFailure(reply, 'INVALID_JSON', 'The request body is not valid JSON.');
     }
     const status = error.statusCode ?? 500;
-    // BAD_REQUEST names any client error Fastify refuses without a code of ours, and keeps its status
+    // any other client error Fastify or a plugin refuses (a Content-Length that does not match the
+    // body, a conditional or ranged request for a static file of the docs)
     if (status >= 400 && status < 500) {
-      return reply.code(status).send(failureBody('BAD_REQUEST', 'The request could not be understood.'));
+      const [code, message] = CLIENT_REFUSALS[status] ?? ['BAD_REQUEST', 'The request could not be understood.'];
+      return sendFailure(reply, code, message);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendFailure(reply, 'INTERNAL_ERROR', 'Something went wrong on our side. Retry later.');

@@ -5,12 +5,14 @@ import { authSubscription } from './modules/integrations/integrations.auth.js';
 import { FailureGate } from './lib/backoff.js';
 import { INPUTS_SIGNAL } from './modules/properties/properties.lock.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
+import { reloadBrandClocks } from './modules/integrations/integrations.service.js';
 import { listenForEvents, listenForSignals } from './modules/events/events.unit.js';
 import { startSyncRunner } from './modules/sync/sync.runner.js';
 import { VIEW_SHARED_MS } from './modules/integrations/integrations.service.js';
 import { dailyJobs, runDailyJobOnce } from './modules/jobs/jobs.daily.js';
-import { createClaims } from './modules/webhooks/webhooks.claims.js';
+import { createClaims, type Claims } from './modules/leases/leases.claims.js';
 import { startDeliveryWorker, type DeliveryWorker } from './modules/webhooks/webhooks.worker.js';
+import { createAlertNotifier } from './modules/alerts/alerts.notify.js';
 
 /** What a process runs beside its HTTP server; `stop` ends all of it. */
 export interface ProcessWork {
@@ -22,6 +24,8 @@ export interface ProcessWork {
 /** The delivery scan while wake-ups reach the worker (every process's writes), and while they may not. */
 const SCAN_SAFETY_NET_MS = 5_000;
 const SCAN_UNHEARD_MS = 1_000;
+/** How often ALERT_WEBHOOK_URL's alerts are evaluated: a start or an end is told within this (plus the receiver's answer). */
+const ALERT_CHECK_MS = 5_000;
 
 /**
  * The one start of a process's own work: its one LISTEN connection, carrying every subscription
@@ -66,7 +70,11 @@ export async function startProcess(deps: Deps, options: { background: boolean })
       ),
     );
   }
-  const listener: Listener | null = url && hearing === 'listen' ? listen({ url, applicationName: 'doorloom-listen', log: deps.log, ...subscriptions(subs) }) : null;
+  // The LISTEN connection also holds the session lock that lets other processes take this one's
+  // claims at once when it dies (see leases.claims.ts).
+  const onSessionLock = loops ? (key: string | null) => loops.claims.sessionLock(key) : undefined;
+  const listener: Listener | null =
+    url && hearing === 'listen' ? listen({ url, applicationName: 'doorloom-listen', log: deps.log, onSessionLock, ...subscriptions(subs) }) : null;
 
   return {
     hearing,
@@ -82,6 +90,7 @@ export async function startProcess(deps: Deps, options: { background: boolean })
 
 interface Loops {
   delivery: DeliveryWorker;
+  claims: Claims;
   stop(): Promise<void>;
 }
 
@@ -117,27 +126,39 @@ function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loop
     }, 'test clock refresh');
   }
 
+  // Another process may have moved a sandbox brand's clock.
+  every(1_000, async () => {
+    if (await reloadBrandClocks(deps)) deps.signals.emit('clock');
+  }, 'brand clock refresh');
+
   const runJobs = every(30_000, async () => {
     for (const job of dailyJobs) await runDailyJobOnce(deps, job);
   }, 'daily jobs');
   deps.signals.on('clock', runJobs);
   setImmediate(runJobs);
 
-  // Webhook delivery and sync jobs share one set of claims (leases renewed together, see
-  // webhooks.claims.ts). Writes of this process wake its worker directly (unitOfWork); other
+  // Webhook delivery, sync jobs and alert notices share one set of claims (leases renewed together, see
+  // leases.claims.ts). Writes of this process wake its worker directly (unitOfWork); other
   // processes' writes arrive as notifications when the process listens, else by the scan.
   const claims = createClaims(deps, { soleProcess });
   const delivery = startDeliveryWorker(deps, { claims, pollMs: scanMs });
   const sync = startSyncRunner(deps, { claims });
   // the embedded engine's vacuum and checkpoints (src/db/maintenance.ts); nothing on PostgreSQL
   const maintenance = startMaintenance(deps);
+  // ALERT_WEBHOOK_URL: alerts are evaluated every few seconds and after a move of the test clock
+  const alerts = deps.config.alertWebhookUrl ? createAlertNotifier(deps, claims) : null;
+  const notifyAlerts = alerts ? every(ALERT_CHECK_MS, () => alerts.tick(), 'alert notices') : null;
+  if (notifyAlerts) deps.signals.on('clock', notifyAlerts);
 
   return {
     delivery,
+    claims,
     async stop() {
       for (const t of timers) clearInterval(t);
       deps.signals.off('clock', runJobs);
+      if (notifyAlerts) deps.signals.off('clock', notifyAlerts);
       await Promise.all([delivery.stop(), sync.stop(), maintenance.stop()]);
+      await alerts?.close();
       await claims.close();
     },
   };

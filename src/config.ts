@@ -49,6 +49,11 @@ export interface Config {
   trustProxy: string[];
   /** After SIGTERM, how long health checks answer 503 while requests are still served (SHUTDOWN_DRAIN_MS). */
   shutdownDrainMs: number;
+
+  /** Where alert notices are POSTed when an alert starts and ends (ALERT_WEBHOOK_URL); null: none are sent. */
+  alertWebhookUrl: string | null;
+  /** Signs the alert notices, `whsec_…` (ALERT_WEBHOOK_SECRET); set exactly when alertWebhookUrl is. */
+  alertWebhookSecret: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -136,16 +141,70 @@ function trustProxySetting(env: NodeJS.ProcessEnv): string[] {
   if (raw === '') return [];
   const entries = raw.split(',').map((entry) => entry.trim());
   for (const entry of entries) {
-    const [address, bits, ...rest] = entry.split('/');
-    const valid =
-      rest.length === 0 &&
-      (ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address))) &&
-      (bits === undefined || (/^\d{1,3}$/.test(bits) && ipaddr.isValidCIDR(entry)));
-    if (!valid) {
+    if (parseProxyEntry(entry) === null) {
       throw new ConfigError(`TRUST_PROXY must be comma-separated IP addresses or CIDRs of trusted proxies (e.g. 10.0.0.5,10.1.0.0/16), got "${entry}"`);
     }
   }
   return entries;
+}
+
+type ProxyRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** One TRUST_PROXY entry as a range (an address alone is its own /32 or /128), or null when unusable. */
+function parseProxyEntry(entry: string): ProxyRange | null {
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0) return null;
+  if (!(ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address)))) return null;
+  const ip = ipaddr.parse(address);
+  const max = ip.kind() === 'ipv4' ? 32 : 128;
+  if (bits === undefined) return [ip, max];
+  if (!/^\d{1,3}$/.test(bits) || Number(bits) > max) return null;
+  return [ip, Number(bits)];
+}
+
+/** Whether TRUST_PROXY trusts every address of a family (0.0.0.0/0 or ::/0): logged at start. */
+export function trustsEveryAddress(entries: string[]): boolean {
+  return entries.some((entry) => parseProxyEntry(entry)?.[1] === 0);
+}
+
+/**
+ * The proxy check Fastify is given (its `trustProxy` function): the peer is a trusted proxy when
+ * its address lies in one of the ranges. Built from the entries the configuration check accepted,
+ * with /0 allowed (load balancers whose addresses change), which the usual address list refuses.
+ */
+export function proxyTrust(entries: string[]): (address: string) => boolean {
+  const ranges = entries.map((entry) => parseProxyEntry(entry)).filter((range): range is ProxyRange => range !== null);
+  return (address) => {
+    if (!ipaddr.isValid(address)) return false;
+    const ip = ipaddr.process(address);
+    return ranges.some(([base, bits]) => base.kind() === ip.kind() && (ip as ipaddr.IPv4).match(base as ipaddr.IPv4, bits));
+  };
+}
+
+/** `whsec_` and base64 of at least 18 bytes: a Standard Webhooks secret (the service's own are `whsec_` + 32 base62). */
+const WEBHOOK_SECRET_FORMAT = /^whsec_[A-Za-z0-9+/]{24,}={0,2}$/;
+
+/**
+ * ALERT_WEBHOOK_URL and its secret. The URL's scheme is judged here; its host against the SSRF
+ * rules of partner webhooks at start (src/main.ts) and on every resolved address when sending.
+ */
+function alertWebhookSettings(env: NodeJS.ProcessEnv): { alertWebhookUrl: string | null; alertWebhookSecret: string | null } {
+  const url = env.ALERT_WEBHOOK_URL?.trim() || null;
+  const secret = env.ALERT_WEBHOOK_SECRET?.trim() || null;
+  if (!url) {
+    if (secret) throw new ConfigError('ALERT_WEBHOOK_SECRET is set but ALERT_WEBHOOK_URL is not: set both, or neither');
+    return { alertWebhookUrl: null, alertWebhookSecret: null };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`ALERT_WEBHOOK_URL must be an absolute https:// URL, got "${url}"`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(`ALERT_WEBHOOK_URL must be an https:// URL, got "${url}"`);
+  if (!secret) throw new ConfigError('ALERT_WEBHOOK_URL needs ALERT_WEBHOOK_SECRET (whsec_ followed by base64, e.g. whsec_$(openssl rand -base64 32)) to sign its notices');
+  if (!WEBHOOK_SECRET_FORMAT.test(secret)) throw new ConfigError('ALERT_WEBHOOK_SECRET must be whsec_ followed by at least 24 base64 characters (e.g. whsec_$(openssl rand -base64 32))');
+  return { alertWebhookUrl: url, alertWebhookSecret: secret };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -203,5 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
     trustProxy: trustProxySetting(env),
     shutdownDrainMs: intSetting(env, 'SHUTDOWN_DRAIN_MS', 5_000, 0, 120_000),
+
+    ...alertWebhookSettings(env),
   });
 }

@@ -9,6 +9,7 @@ import type { SecretBox } from './lib/secrets.js';
 import type { AuthCache } from './modules/integrations/integrations.auth.js';
 import type { IdempotencyStatements } from './http/idempotency.js';
 import type { CounterStore, KnownCredentials } from './http/rate-limit.js';
+import type { VerifiedFrom } from './http/staff-lockout.js';
 import type { IntegrationViewCache } from './modules/integrations/integrations.service.js';
 import type { IntegrationPorts } from './modules/integrations/integrations.ports.js';
 import type { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
@@ -55,6 +56,8 @@ export interface RuntimeState {
   staffTokenUses: StaffTokenUses;
   /** Staff credentials authenticated a moment ago: exempt from the lockout's advance count. */
   knownStaffCredentials: KnownCredentials;
+  /** Staff credentials that verified from an address lately (exempt from that address's lockout). */
+  staffVerifiedFrom: VerifiedFrom;
   /** Availability snapshots as sent, with the calendar version they were built at. */
   snapshots: SnapshotCache;
 }

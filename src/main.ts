@@ -10,6 +10,12 @@ async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    if (config.alertWebhookUrl) {
+      // the SSRF rules of partner webhooks (a small module with no database behind it)
+      const { webhookUrlProblem, targetPolicy } = await import('./modules/webhooks/webhooks.url.js');
+      const problem = webhookUrlProblem(config.alertWebhookUrl, targetPolicy(config));
+      if (problem) throw new ConfigError(`ALERT_WEBHOOK_URL ${problem}`);
+    }
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`configuration error: ${error.message}\n`);

@@ -14,7 +14,7 @@ import { createIdempotencyStatements } from './http/idempotency.js';
 import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
-import { createIntegrationViewCache, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
+import { checkSecretsKey, createIntegrationViewCache, reloadBrandClocks, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
 import type { IntegrationPorts } from './modules/integrations/integrations.ports.js';
 import { coverageSource } from './modules/properties/properties.sql.js';
 import { wakeDelivery } from './modules/events/events.unit.js';
@@ -90,8 +90,8 @@ export async function secureDataDir(dir: string, options: { files?: boolean } = 
 async function keepDataDirPrivate(dir: string, database: Database, logger: pino.Logger): Promise<void> {
   const sweep = () => secureDataDir(dir).catch((error) => logger.warn({ err: error }, 'could not restrict DATA_DIR permissions'));
   await secureDataDir(dir);
-  const timer = setInterval(sweep, 60_000).unref();
-  const close = database.close;
+  const timer = setInterval(() => void sweep(), 60_000).unref();
+  const close = database.close.bind(database);
   database.close = async () => {
     clearInterval(timer);
     await close();
@@ -131,6 +131,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
     rateCounters: createCounterStore({ db: database.db, engine: database.engine, log }),
     staffTokenUses: new Map(),
     knownStaffCredentials: new Map(),
+    staffVerifiedFrom: new Map(),
     snapshots: new SnapshotCache(),
   };
 }
@@ -162,6 +163,8 @@ export async function createRuntime(
   };
   const resealed = await resealWebhookSecrets(deps);
   if (resealed > 0) logger.info({ integrations: resealed }, `webhook secrets of ${resealed} integrations sealed again with their integration id`);
+  await checkSecretsKey(deps);
+  await reloadBrandClocks(deps);
   if (deps.engine === 'postgres') keepSnapshotsFresh(deps);
   // With WORKERS above 1, a scrape of any worker reports the whole node (gathered by the primary).
   deps.metrics = createMetrics(deps, { poolStats: database.poolStats, clusterWorker: cluster.isWorker && config.workers > 1 });

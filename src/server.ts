@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { createLogger } from './lib/logger.js';
 import { buildApp } from './app.js';
 import { startProcess } from './background.js';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, trustsEveryAddress, type Config } from './config.js';
 import { describeDatabaseUrl, isDatabaseUnavailable } from './db/database.js';
 import { ensureStaffToken } from './modules/integrations/integrations.service.js';
 import { serveClusterMetrics } from './modules/metrics/metrics.js';
@@ -12,7 +12,7 @@ import { createRuntime, type Runtime } from './runtime.js';
 /**
  * Shutdown budget. SIGTERM: for SHUTDOWN_DRAIN_MS health checks answer 503 while requests are
  * still served (each answer closing its connection), so a proxy takes the node out before it stops
- * listening; then stop accepting, let requests in flight answer for up to FINISH_MS, cut what is
+ * listening. SIGINT (Ctrl-C at a terminal) skips the drain, or ends one under way. Then stop accepting, let requests in flight answer for up to FINISH_MS, cut what is
  * left, stop the background loops (a delivery in flight gets 3 s), close the database. FORCE_EXIT_MS
  * after the drain the process exits whatever is left.
  */
@@ -27,7 +27,7 @@ function fail(line: string, code: number): never {
 /** The innermost message of an error chain, on one line. */
 export function causeOf(error: unknown): string {
   let e = error as { cause?: unknown; message?: string; code?: string } | undefined;
-  while (e && typeof e === 'object' && e.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  while (e && typeof e === 'object' && e.cause && typeof e.cause === 'object') e = e.cause;
   const text = e?.message || e?.code || String(error);
   return text.replace(/\s+/g, ' ').trim();
 }
@@ -36,7 +36,7 @@ export function causeOf(error: unknown): string {
 function startFailure(config: Config, error: unknown): never {
   if (error instanceof ConfigError) fail(`configuration error: ${error.message}`, 2);
   const code = (error as { code?: string }).code;
-  const sqlState = String((error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code ?? '');
+  const sqlState = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code ?? '';
   // 28xxx: the login was refused; 3D000: no such database
   const refused = /^(28|3D)/.test(sqlState);
   if (config.databaseUrl?.startsWith('postgres') && (isDatabaseUnavailable(error) || refused)) {
@@ -74,6 +74,9 @@ async function serve(config: Config): Promise<void> {
     engineLine(config, runtime),
     runtime.migrations.length > 0 ? `database ready: ${runtime.migrations.length} migrations applied` : 'database ready: schema current',
   );
+  if (trustsEveryAddress(config.trustProxy)) {
+    logger.warn('TRUST_PROXY trusts every address of a family (/0): any client can set its own address with X-Forwarded-For unless the load balancer is the only way in.');
+  }
   if (config.testClock) logger.warn('TEST_CLOCK on: the staff API can move the service clock. Never use this in production.');
   if (config.webhookAllowPrivate) logger.warn('WEBHOOK_ALLOW_PRIVATE on: webhooks may reach loopback, private and link-local addresses. For local development only.');
   if (!config.rateLimits) logger.warn('RATE_LIMITS=off: request rate tiers are not enforced. For load tests only.');
@@ -100,14 +103,28 @@ async function serve(config: Config): Promise<void> {
   );
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
+  let endDrain: (() => void) | undefined;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // Ctrl-C during the drain: whoever is at the terminal wants the process gone now.
+      if (signal === 'SIGINT') endDrain?.();
+      return;
+    }
     stopping = true;
-    if (config.shutdownDrainMs > 0) {
+    // SIGTERM (systemd, an orchestrator) drains, so that a proxy's health checks take the node out
+    // before it stops listening; a terminal's SIGINT has no proxy to wait for and stops at once.
+    if (signal === 'SIGTERM' && config.shutdownDrainMs > 0) {
       // Idle keep-alive connections stay open meanwhile: a proxy may still send a request on one.
       app.beginDrain();
       logger.info({ signal, drainMs: config.shutdownDrainMs }, 'draining: health checks answer 503 while requests are still served');
-      await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, config.shutdownDrainMs);
+        endDrain = () => {
+          clearTimeout(timer);
+          logger.info({ signal: 'SIGINT' }, 'drain ended early');
+          resolve();
+        };
+      });
     }
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     setTimeout(() => {
@@ -165,18 +182,23 @@ async function primary(config: Config): Promise<void> {
     logger.warn({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
     cluster.fork();
   });
+  // The workers get the primary's signal: SIGTERM drains them, SIGINT (also a second one, during
+  // the drain) stops them at once, as it does a single process.
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: waiting for the workers to drain');
     const workers = Object.values(cluster.workers ?? {});
+    if (stopping) {
+      if (signal === 'SIGINT') for (const worker of workers) worker?.process.kill('SIGINT');
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: waiting for the workers to stop');
     if (workers.length === 0) process.exit(0);
-    for (const worker of workers) worker?.process.kill('SIGTERM');
+    for (const worker of workers) worker?.process.kill(signal);
     setTimeout(() => {
       logger.error('workers did not stop in time; killing them');
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
       process.exit(1);
-    }, config.shutdownDrainMs + FORCE_EXIT_MS + 500).unref();
+    }, (signal === 'SIGTERM' ? config.shutdownDrainMs : 0) + FORCE_EXIT_MS + 500).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

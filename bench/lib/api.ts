@@ -1,7 +1,23 @@
 import { STAFF_TOKEN } from './processes.js';
 
+/** An answer's envelope; `data` has the shape the caller names for the route. */
+export interface Answer<T> {
+  success?: boolean;
+  code?: string;
+  message?: string;
+  data: T;
+}
+
 /** Small fetch wrappers for setting up bench data through the public APIs. */
-export async function call(base: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 60_000) {
+export async function call<T = unknown>(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 60_000,
+): Promise<{ status: number; body: Answer<T> }> {
   const res = await fetch(base + path, {
     method,
     headers: {
@@ -14,16 +30,17 @@ export async function call(base: string, token: string, method: string, path: st
     signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  // null for an empty answer, which no route called here gives
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Answer<T> };
 }
 
-export const staff = (base: string, method: string, path: string, body?: unknown) => call(base, STAFF_TOKEN, method, `/api/staff/v1${path}`, body);
+export const staff = <T = unknown>(base: string, method: string, path: string, body?: unknown) => call<T>(base, STAFF_TOKEN, method, `/api/staff/v1${path}`, body);
 
 export async function setupIntegration(base: string, options: { name?: string; webhook?: object; brandId?: number } = {}) {
-  const brandId = options.brandId ?? (await staff(base, 'POST', '/brands', { name: 'Bench Brand' })).body.data.id;
-  const res = await staff(base, 'POST', '/integrations', { brand_id: brandId, name: options.name ?? `Bench ${Math.random().toString(36).slice(2, 8)}`, webhook: options.webhook });
+  const brandId = options.brandId ?? (await staff<{ id: number }>(base, 'POST', '/brands', { name: 'Bench Brand' })).body.data.id;
+  const res = await staff<{ integration: { id: number }; api_key: string }>(base, 'POST', '/integrations', { brand_id: brandId, name: options.name ?? `Bench ${Math.random().toString(36).slice(2, 8)}`, webhook: options.webhook });
   if (res.status !== 201) throw new Error(`integration create failed: ${JSON.stringify(res.body)}`);
-  return { id: res.body.data.integration.id as number, apiKey: res.body.data.api_key as string, brandId: brandId as number };
+  return { id: res.body.data.integration.id, apiKey: res.body.data.api_key, brandId };
 }
 
 let keys = 0;
@@ -46,14 +63,14 @@ export function propertyBody(externalId: string, units: number) {
 
 /** POST /properties; returns the property block (doorloom_id, units…). */
 export async function createProperty(base: string, apiKey: string, externalId: string, units: number) {
-  const res = await call(base, apiKey, 'POST', '/api/integrations/v1/properties', propertyBody(externalId, units), { 'idempotency-key': idempotencyKey('prop') });
+  const res = await call<{ doorloom_id: number }>(base, apiKey, 'POST', '/api/integrations/v1/properties', propertyBody(externalId, units), { 'idempotency-key': idempotencyKey('prop') });
   if (res.status !== 201) throw new Error(`property create failed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
-  return res.body.data as { doorloom_id: number };
+  return res.body.data;
 }
 
 /** POST /properties/bulk with one property per external id. */
 export async function bulkCreate(base: string, apiKey: string, externalIds: string[], units = 1) {
-  const res = await call(base, apiKey, 'POST', '/api/integrations/v1/properties/bulk', { properties: externalIds.map((id) => propertyBody(id, units)) }, { 'idempotency-key': idempotencyKey('bulk') });
+  const res = await call<{ summary: { failed: number }; results: Array<{ property?: { doorloom_id: number } }> }>(base, apiKey, 'POST', '/api/integrations/v1/properties/bulk', { properties: externalIds.map((id) => propertyBody(id, units)) }, { 'idempotency-key': idempotencyKey('bulk') });
   if (res.status !== 201 || res.body.data.summary.failed !== 0) throw new Error(`bulk create failed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
   return res.body.data;
 }
@@ -74,14 +91,18 @@ export function bookingBody(ref: string, propertyExternalId: string, unitAliases
 
 /** Staff view of an integration: webhook.last_sequence, delivery.cursor_sequence, … */
 export async function staffIntegration(base: string, id: number) {
-  const res = await staff(base, 'GET', `/integrations/${id}`);
+  const res = await staff<{ webhook: { last_sequence: number; undelivered_events: number; url: string | null }; delivery: { cursor_sequence: number }; status: string }>(
+    base,
+    'GET',
+    `/integrations/${id}`,
+  );
   if (res.status !== 200) throw new Error(`staff view of integration ${id}: ${res.status}`);
-  return res.body.data as { webhook: { last_sequence: number; undelivered_events: number; url: string | null }; delivery: { cursor_sequence: number }; status: string };
+  return res.body.data;
 }
 
 /** Runs `task` over `items` with at most `width` at once (setup through the API). */
 export async function inParallel<T, R>(items: T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+  const out = new Array<R>(items.length);
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(width, items.length) }, async () => {

@@ -222,7 +222,7 @@ export async function backendPids(url: string): Promise<number[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
     return rows.map((r) => Number(r.pid));
   } finally {
     await client.end();
@@ -283,7 +283,7 @@ export async function numberOf(url: string, query: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query(query);
+    const { rows } = await client.query<{ n: unknown }>(query);
     return Number(rows[0].n);
   } finally {
     await client.end();

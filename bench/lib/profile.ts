@@ -103,7 +103,7 @@ export interface ProfileSummary {
 }
 
 export function loadProfiles(dir: string): CpuProfile[] {
-  let files: string[] = [];
+  let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   } catch {

@@ -48,16 +48,19 @@ export function formatMarkdown(list: Row[] = ordered()): string {
   return markdownTable(HEADER, list.map(cells));
 }
 
+/** A table cell: printed as its text, blank when absent. */
+type Cell = string | number | boolean | null | undefined;
+
 /** Columns padded to their widest cell. */
-export function textTable(header: string[], list: unknown[][]): string {
+export function textTable(header: string[], list: Cell[][]): string {
   const lines = list.map((l) => l.map((v) => String(v ?? '')));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ').trimEnd();
   return `${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${lines.map(fmt).join('\n')}\n`;
 }
 
-export function markdownTable(header: string[], list: unknown[][]): string {
-  const cell = (v: unknown) => String(v ?? '').replace(/\|/g, '\\|');
+export function markdownTable(header: string[], list: Cell[][]): string {
+  const cell = (v: Cell) => String(v ?? '').replace(/\|/g, '\\|');
   const lines = list.map((l) => `| ${l.map(cell).join(' | ')} |`);
   return `| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n${lines.join('\n')}\n`;
 }

@@ -20,7 +20,6 @@ function decode(mappings: string): Lines {
   const lines: Lines = [];
   let source = 0;
   let originalLine = 0;
-  let originalColumn = 0;
   for (const line of mappings.split(';')) {
     const segments: Array<[number, number, number]> = [];
     let column = 0;
@@ -42,8 +41,7 @@ function decode(mappings: string): Lines {
       column += values[0];
       if (values.length >= 4) {
         source += values[1];
-        originalLine += values[2];
-        originalColumn += values[3];
+        originalLine += values[2]; // the fourth field, the original column, is not needed
         segments.push([column, source, originalLine]);
       }
     }
@@ -56,7 +54,7 @@ const cache = new Map<string, Loaded | null>();
 
 function load(file: string): Loaded | null {
   if (cache.has(file)) return cache.get(file)!;
-  let loaded: Loaded | null = null;
+  let loaded: Loaded | null;
   try {
     const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; mappings: string; sourceRoot?: string };
     loaded = { sources: map.sources.map((s) => path.resolve(path.dirname(file), map.sourceRoot ?? '', s)), lines: decode(map.mappings) };

@@ -35,7 +35,7 @@ export type DistinctSet = Target[][];
 
 /** Creates `sets` sets of CLIENTS × PER_CLIENT integrations, each with a UNITS-unit property. */
 export async function setupDistinct(service: Service, sets: number): Promise<DistinctSet[]> {
-  const brand = (await staff(service.base, 'POST', '/brands', { name: 'Bench bookings' })).body.data.id as number;
+  const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench bookings' })).body.data.id;
   const slots = Array.from({ length: sets * CLIENTS * PER_CLIENT }, (_, i) => i);
   const targets = await inParallel(slots, 4, async (i) => {
     const integration = await setupIntegration(service.base, { brandId: brand, name: `Bench booking ${i}` });
@@ -161,7 +161,7 @@ export async function contendedRun(service: Service, pgUrl: string, session: Pro
   await client.connect();
   let database: { bookings: number; nights_held_twice: number };
   try {
-    const { rows } = await client.query(
+    const { rows } = await client.query<{ bookings: number; nights_held_twice: number }>(
       `select (select count(*)::int from bookings where property_id = $1 and status = 'confirmed') as bookings,
               (select count(*)::int from (select check_in from bookings where property_id = $1 and status = 'confirmed' group by check_in having count(*) > 1) t) as nights_held_twice`,
       [property.doorloom_id],

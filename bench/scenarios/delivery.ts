@@ -182,7 +182,7 @@ async function drain(service: Service, pgUrl: string, receiver: Receiver, seeded
 
 /** Item 3a: 50 integrations' queues drained at once. Events per integration follow BENCH_SECONDS. */
 export async function manyStreams(service: Service, pgUrl: string, receiver: Receiver, session: ProfileSession | null) {
-  const brand = (await staff(service.base, 'POST', '/brands', { name: 'Bench delivery' })).body.data.id as number;
+  const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench delivery' })).body.data.id;
   // about SECONDS × 1,000 events in all (the target rate), at least one property each
   const properties = Math.max(1, Math.round((SECONDS * 1000) / INTEGRATIONS / EVENTS_PER_PROPERTY));
   const seeded = await inParallel(Array.from({ length: INTEGRATIONS }, (_, i) => i), 4, (i) => seededIntegration(service, brand, `M${i}`, properties));
@@ -197,7 +197,7 @@ export async function manyStreams(service: Service, pgUrl: string, receiver: Rec
  * of several calls apart); the round with the median rate is reported.
  */
 export async function orderedDrains(service: Service, pgUrl: string, receiver: Receiver, session: ProfileSession | null, drains: number, label = '') {
-  const brand = (await staff(service.base, 'POST', '/brands', { name: 'Bench stream' })).body.data.id as number;
+  const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench stream' })).body.data.id;
   // about SECONDS × 500 events each, in whole bulks of 25 properties
   const properties = 25 * Math.max(1, Math.round((SECONDS * 500) / EVENTS_PER_PROPERTY / 25));
   const seeded: Seeded[] = [];
@@ -227,7 +227,7 @@ export async function singleStream(service: Service, pgUrl: string, receiver: Re
  * receiver has them all. `rounds` times, each with an integration of its own.
  */
 export async function fanOut(service: Service, pgUrl: string, receiver: Receiver, rounds: number) {
-  const brand = (await staff(service.base, 'POST', '/brands', { name: 'Bench fan-out' })).body.data.id as number;
+  const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench fan-out' })).body.data.id;
   const out: Array<{ events: number; committedMs: number; responseMs: number; firstDeliveredMs: number; deliveredMs: number; avgBytes: number; outOfOrder: number; timedOut: boolean }> = [];
   const db = new pg.Client({ connectionString: pgUrl });
   await db.connect();
@@ -240,7 +240,7 @@ export async function fanOut(service: Service, pgUrl: string, receiver: Receiver
       const seen: Array<[number, number]> = [];
       const polling = (async () => {
         for (let i = 0; i < 12_000 && !responded; i++) {
-          const { rows } = await db.query('select last_sequence from integrations where id = $1', [integration.id]);
+          const { rows } = await db.query<{ last_sequence: string }>('select last_sequence from integrations where id = $1', [integration.id]);
           seen.push([wallMs() - t0, Number(rows[0].last_sequence)]);
           await sleep(5);
         }
@@ -280,12 +280,12 @@ export async function fanOut(service: Service, pgUrl: string, receiver: Receiver
  * Baseline: the same number of events posted by a bare sequential loop (median of 3).
  */
 export async function syncRun(service: Service, pgUrl: string, receiver: Receiver) {
-  const brand = (await staff(service.base, 'POST', '/brands', { name: 'Bench sync' })).body.data.id as number;
+  const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench sync' })).body.data.id;
   const integration = await setupIntegration(service.base, { brandId: brand, name: 'Bench sync', webhook: { url: `${receiver.base}/sync-setup/` } });
   const ids: number[] = [];
   for (let done = 0; done < 100; done += 25) {
     const created = await bulkCreate(service.base, integration.apiKey, Array.from({ length: 25 }, (_, i) => `SYNC-P${done + i}`));
-    for (const item of created.results as Array<{ property?: { doorloom_id: number } }>) if (item.property) ids.push(item.property.doorloom_id);
+    for (const item of created.results) if (item.property) ids.push(item.property.doorloom_id);
   }
   if (ids.length !== 100) throw new Error(`sync set-up: ${ids.length} properties created`);
   const before = (await staffIntegration(service.base, integration.id)).webhook.last_sequence;
@@ -300,7 +300,7 @@ export async function syncRun(service: Service, pgUrl: string, receiver: Receive
     const responseMs = wallMs() - t0;
     let recordedMs = NaN;
     for (let i = 0; i < 12_000; i++) {
-      const { rows } = await db.query(`select bool_and(finished_at is not null) as done from sync_jobs where integration_id = $1`, [integration.id]);
+      const { rows } = await db.query<{ done: boolean | null }>(`select bool_and(finished_at is not null) as done from sync_jobs where integration_id = $1`, [integration.id]);
       if (rows[0].done) {
         recordedMs = wallMs() - t0;
         break;

@@ -56,7 +56,7 @@ export function payloadVariables(): Record<string, string> {
   const property = { doorloom_id: 1, external_id: 'D0' };
   const head = (id: string, type: string) => `{"id":"${id}","type":"${type}","sequence":`;
   const booking = {
-    ...JSON.parse(JSON.stringify(bookingBody('F-1', 'D0', ['D0-U3'], '2027-01-01', '2027-01-03'))),
+    ...(JSON.parse(JSON.stringify(bookingBody('F-1', 'D0', ['D0-U3'], '2027-01-01', '2027-01-03'))) as ReturnType<typeof bookingBody>),
     id: 1,
     revision: 1,
     status: 'confirmed',

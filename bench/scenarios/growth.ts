@@ -151,13 +151,13 @@ async function blocks(client: pg.Client): Promise<{ read: number; hit: number }>
 async function retentionRun(base: string, client: pg.Client) {
   const wal0 = await walBytes(client);
   const b0 = await blocks(client);
-  const { ms, value } = await timed(() => staff(base, 'POST', '/jobs/retention/run'));
+  const { ms, value } = await timed(() => staff<{ result: { events: number } }>(base, 'POST', '/jobs/retention/run'));
   if (value.status !== 200) throw new Error(`retention answered ${value.status}`);
   // pg_stat_database is updated when a backend reports (at the latest when it goes idle, ~1 s)
   await sleep(1200);
   const b1 = await blocks(client);
   const wal = Number((await walBytes(client)) - wal0);
-  const deleted = Number((value.body.data.result as { events: number }).events);
+  const deleted = Number(value.body.data.result.events);
   return { ms, deleted, wal_bytes: wal, wal_bytes_per_row: deleted ? Math.round(wal / deleted) : null, blocks_read: b1.read - b0.read, blocks_hit: b1.hit - b0.hit };
 }
 
@@ -297,7 +297,7 @@ type PGliteRetention = {
 async function withEmbedded<T>(dataDir: string, task: (db: Sql) => Promise<T>): Promise<T> {
   const db = await openPGlite(dataDir);
   try {
-    return await task(db as unknown as Sql);
+    return await task(db);
   } finally {
     await db.close();
   }
@@ -309,9 +309,9 @@ function dataDirMib(dataDir: string): number {
 
 /** POST /jobs/retention/run through the staff API (the embedded engine may take minutes at 1M). */
 async function retentionTimed(base: string) {
-  const { ms, value } = await timed(() => call(base, STAFF_TOKEN, 'POST', '/api/staff/v1/jobs/retention/run', undefined, {}, 15 * 60_000));
+  const { ms, value } = await timed(() => call<{ result: { events: number } }>(base, STAFF_TOKEN, 'POST', '/api/staff/v1/jobs/retention/run', undefined, {}, 15 * 60_000));
   if (value.status !== 200) throw new Error(`retention answered ${value.status}`);
-  return { ms, deleted: Number((value.body.data.result as { events: number }).events) };
+  return { ms, deleted: Number(value.body.data.result.events) };
 }
 
 /**

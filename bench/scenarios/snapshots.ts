@@ -9,7 +9,7 @@
  * host settings (a blocked week, a capped week, two units blocked for three weeks). Property reads
  * are limited to 120 a minute per integration, so the service runs with RATE_LIMITS=off.
  */
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 import { addDays, kolkataDate } from '../../src/lib/time.js';
 import { bookingBody, call, createProperty, inParallel, setupIntegration, staff } from '../lib/api.js';
 import { keepAliveAgent, percentile, request, sequential, type Shot } from '../lib/clients.js';

@@ -63,7 +63,7 @@ export interface SoakResult {
 }
 
 export async function soakRun(service: Service, engine: 'pglite' | 'postgres', receiverBase: string, pgUrl: string | null, log: (line: string) => void): Promise<SoakResult> {
-  const brand = (await staff(service.base, 'POST', '/brands', { name: 'Bench soak' })).body.data.id as number;
+  const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench soak' })).body.data.id;
   const slots = Array.from({ length: CLIENTS * PER_CLIENT }, (_, i) => i);
   const targets: Target[] = await inParallel(slots, 4, async (i) => {
     const integration = await setupIntegration(service.base, { brandId: brand, name: `Bench soak ${i}`, webhook: { url: `${receiverBase}/soak/${i}/` } });
@@ -78,7 +78,7 @@ export async function soakRun(service: Service, engine: 'pglite' | 'postgres', r
     const client = new pg.Client({ connectionString: pgUrl! });
     await client.connect();
     try {
-      return Number((await client.query(`select pg_database_size(current_database())::text as n`)).rows[0].n);
+      return Number((await client.query<{ n: string }>(`select pg_database_size(current_database())::text as n`)).rows[0].n);
     } finally {
       await client.end();
     }
@@ -160,7 +160,7 @@ export async function soakRun(service: Service, engine: 'pglite' | 'postgres', r
           bucket.latencies.push(done - sent);
           byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
           if (answer.status >= 500) bucket.fiveXx += 1;
-          if (answer.status === 201 && shot.tag !== undefined) booked.push({ id: JSON.parse(answer.body).data.id, apiKey: t.apiKey });
+          if (answer.status === 201 && shot.tag !== undefined) booked.push({ id: (JSON.parse(answer.body) as { data: { id: number } }).data.id, apiKey: t.apiKey });
           if (answer.status >= 400 && answer.status !== 409 && samples.length < 5) samples.push(`${answer.status} ${shot.path.slice(0, 60)} ${answer.body.slice(0, 200)}`);
         } catch (error) {
           failures += 1;

@@ -28,7 +28,7 @@ export async function wakeupRun(a: Service, receiver: Receiver, samples = 40): P
   // Only rates.changed goes out: one event per override.
   const integration = await setupIntegration(a.base, { webhook: { url: `${receiver.base}${path}`, event_types: ['rates.changed'] } });
   const property = await createProperty(a.base, integration.apiKey, `WAKE-${Date.now().toString(36)}`, 1);
-  const me = async () => (await call(a.base, integration.apiKey, 'GET', '/api/integrations/v1/me')).body.data.webhook;
+  const me = async () => (await call<{ webhook: { undelivered_events: number } }>(a.base, integration.apiKey, 'GET', '/api/integrations/v1/me')).body.data.webhook;
   // the property's initial rates months, delivered before the samples start
   const settled = Date.now() + 30_000;
   while ((await me()).undelivered_events > 0 && Date.now() < settled) await sleep(50);
@@ -50,8 +50,8 @@ export async function wakeupRun(a: Service, receiver: Receiver, samples = 40): P
       await sleep(5);
     }
     if ((stream?.count ?? 0) > delivered) {
-      delivered = stream!.count;
-      delays.push(Math.max(0, stream!.last - answeredAt));
+      delivered = stream.count;
+      delays.push(Math.max(0, stream.last - answeredAt));
     } else {
       lost += 1;
     }

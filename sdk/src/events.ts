@@ -1,5 +1,8 @@
 import type { AvailabilityPayload, Booking, PropertyDetail, RatesPayload, RestrictionsPayload, Unit } from './client/types.js';
 
+/** The API version this SDK speaks: the `version` of the events it reads and of those it makes. */
+export const API_VERSION = '2026-09';
+
 /** The event kinds of API version 2026-09. New kinds may appear within a version (additive). */
 export const EVENT_KINDS = [
   'availability.changed',

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DoorloomEvent } from './events.js';
 
 /**
@@ -59,6 +59,11 @@ const DEFAULT_TOLERANCE = 300;
 const SECRET_PREFIX = 'whsec_';
 /** A shorter HMAC key is guessable; `whsec_` alone would decode to an empty key that signs anything. */
 const MIN_KEY_BYTES = 16;
+
+/** A webhook secret in the service's format: `whsec_` and 32 random bytes in base64. */
+export function generateWebhookSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+}
 
 interface PreparedSecret {
   service: Buffer;

@@ -21,7 +21,7 @@ const KNOWN = ['availability.changed', 'rates.changed', 'restrictions.changed', 
  * flaws can be put in), and a mirror-shaped read of the availability it applied. Without a flaw it
  * is correct; each flaw breaks one thing.
  */
-export async function startTestReceiver(secret: string, flaw: Flaw | null = null): Promise<{ url: string; stateUrl: string; close(): Promise<void> }> {
+export async function startTestReceiver(secret: string, flaw: Flaw | null = null): Promise<{ url: string; stateUrl: string; close: () => Promise<void> }> {
   const hex = (t: string, body: Buffer) => createHmac('sha256', secret).update(`${t}.`).update(body).digest();
   const standardKey = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const b64 = (id: string, t: string, body: Buffer) => createHmac('sha256', standardKey).update(`${id}.${t}.`).update(body).digest();

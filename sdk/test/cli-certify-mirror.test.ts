@@ -5,10 +5,10 @@ import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { createVilla, lastSequence } from '../../test/bookings/fixtures.js';
 import type { TestContext } from '../../test/helpers/context.js';
 import { closeService, openService, startCli, until, type Service } from './sync-helpers.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 
 /** The mirror's read API may ask for a token; both processes get the same one. */
-const READ_TOKEN = 'certify-read-token';
+const READ_TOKEN = 'certify-read-token-0123456789abcdef';
 
 let ctx: TestContext;
 let service: Service;
@@ -35,12 +35,10 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
   const mirror = startCli([
     'mirror',
     '--base-url', service.baseUrl,
-    '--api-key', integration.apiKey,
-    '--webhook-secret', integration.webhookSecret,
     '--listen', `127.0.0.1:${port}`,
     '--store', dir,
     '--poll-ms', '500',
-  ], { DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+  ], { DOORLOOM_API_KEY: integration.apiKey, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
   onTestFailed(() => console.error(mirror.output()));
   try {
     await until(async () => (await appliedThrough(url)) !== null, 30_000, `the mirror to listen: ${mirror.output()}`);

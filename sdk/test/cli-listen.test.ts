@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
 import { book, createVilla, day, lastSequence } from '../../test/bookings/fixtures.js';
 import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../../test/helpers/receiver.js';
@@ -53,7 +53,58 @@ describe('doorloom-partner listen', () => {
     }
     const weak = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x'], { ...env, DOORLOOM_WEBHOOK_SECRET: 'whsec_' });
     expect(await weak.exited).toBe(2);
-    expect(weak.output()).toMatch(/^configuration error: --webhook-secret/);
+    expect(weak.output()).toMatch(/^configuration error: DOORLOOM_WEBHOOK_SECRET \(or --webhook-secret-file PATH\)/);
+  });
+
+  it('refuses a secret given as a flag, pointing to the variable, and reads it from a file instead', async () => {
+    const env = { DOORLOOM_URL: 'http://127.0.0.1:1', DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: `whsec_${'A'.repeat(32)}` };
+    for (const [flag, variable] of [['--api-key', 'DOORLOOM_API_KEY'], ['--webhook-secret', 'DOORLOOM_WEBHOOK_SECRET']]) {
+      const cli = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x', flag, `whsec_${'B'.repeat(32)}`], env);
+      expect(await cli.exited, flag).toBe(2);
+      expect(cli.output().trim().split('\n'), flag).toEqual([
+        `configuration error: ${flag} is refused: a flag shows in ps to every user of this machine; set ${variable}, or give ${flag}-file PATH (doorloom-partner listen --help)`,
+      ]);
+    }
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-listen-'));
+    try {
+      // from files, without the variables: a bad key in the file is the service's to refuse (exit 2 after its 401)
+      const integration = await ctx.createIntegration({ horizon_days: 30 });
+      await writeFile(path.join(dir, 'key'), 'dlk_not-a-key\n', { mode: 0o600 });
+      await writeFile(path.join(dir, 'secret'), `${integration.webhookSecret}\n`, { mode: 0o600 });
+      const files = ['--api-key-file', path.join(dir, 'key'), '--webhook-secret-file', path.join(dir, 'secret'), '--cursor-file', path.join(dir, 'cursor.json')];
+      const refused = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x', '--base-url', service.baseUrl, ...files]);
+      expect(await refused.exited).toBe(2);
+      expect(refused.output()).toMatch(/the service refused the credentials/);
+      await writeFile(path.join(dir, 'key'), `${integration.apiKey}\n`);
+      const accepted = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x', '--base-url', service.baseUrl, ...files]);
+      try {
+        await until(() => accepted.output().includes(`listening as ${integration.slug}`), 30_000, `the CLI to start: ${accepted.output()}`);
+      } finally {
+        accepted.child.kill('SIGTERM');
+        expect(await accepted.exited).toBe(0);
+      }
+      const missing = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x', '--api-key-file', path.join(dir, 'nope')], env);
+      expect(await missing.exited).toBe(2);
+      expect(missing.output()).toMatch(/^configuration error: --api-key-file: cannot read .*nope/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a plain http base URL to another machine (it would sign whatever that answers); loopback is accepted', async () => {
+    const secrets = { DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: `whsec_${'A'.repeat(32)}` };
+    for (const url of ['http://api.doorloom.example', 'http://10.0.0.5:8080', 'http://[fd00::1]:8080', 'http://127.0.0.1.nip.io']) {
+      const cli = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x'], { ...secrets, DOORLOOM_URL: url });
+      expect(await cli.exited, url).toBe(2);
+      expect(cli.output().trim().split('\n'), url).toEqual([expect.stringMatching(/^configuration error: --base-url .* is plain http to another machine/)]);
+    }
+    // an https URL and the loopback names pass the check (and then fail to connect, retrying: stopped with SIGTERM)
+    for (const url of ['https://127.0.0.1:1', 'http://localhost:1', 'http://127.0.0.2:1', 'http://[::1]:1']) {
+      const cli = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x'], { ...secrets, DOORLOOM_URL: url });
+      await until(() => /reading the service failed/.test(cli.output()), 30_000, `${url}: a failed read: ${cli.output()}`);
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited, url).toBe(0);
+    }
   });
 
   it('forwards every event in order, signed as the service signs, across SIGSTOP, kill -9 and a failing receiver', async () => {
@@ -143,7 +194,7 @@ describe('doorloom-partner listen', () => {
       // every delivery verified with each library; in order; each event of (start, last] at least once
       expect(bad).toEqual([]);
       const sequences = forwarded().map((r) => r.json.sequence as number);
-      for (let i = 1; i < sequences.length; i++) expect(sequences[i], `${sequences.slice(Math.max(0, i - 3), i + 2)}`).toBeGreaterThanOrEqual(sequences[i - 1]);
+      for (let i = 1; i < sequences.length; i++) expect(sequences[i], sequences.slice(Math.max(0, i - 3), i + 2).join(',')).toBeGreaterThanOrEqual(sequences[i - 1]);
       const expected = Array.from({ length: last - start }, (_, i) => start + 1 + i);
       expect([...new Set(sequences)]).toEqual(expected);
 
@@ -211,30 +262,33 @@ describe('doorloom-partner listen', () => {
     onTestFailed(() => console.error(cli.output()));
     try {
       await until(() => cli.output().includes('listening as'), 30_000, `the CLI to start: ${cli.output()}`);
-      // the service's minute window (its clock) ends in about 6 s; the replay tier is spent until then
+      // The service (in this process) reads a stopped clock: its minute window ends only when the
+      // test moves the clock, not while the CLI is slow to poll on a loaded machine.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
       const intoWindow = (ctx.deps.clock.nowMs() / 1000) % 60;
-      if (intoWindow < 54) await ctx.advanceClock(Math.floor(54 - intoWindow));
+      await ctx.advanceClock(Math.ceil(57 - intoWindow + 60) % 60 || 60);
       let retryAfter = 0;
       for (let i = 0; i < 130 && retryAfter === 0; i++) {
         const res = await ctx.api(integration.apiKey, 'GET', '/events?after_sequence=0&limit=1');
         if (res.statusCode === 429) retryAfter = Number(res.headers['retry-after']);
       }
       expect(retryAfter).toBeGreaterThan(0);
-      expect(retryAfter).toBeLessThanOrEqual(8);
+      expect(retryAfter).toBeLessThanOrEqual(4);
       await createVilla(ctx, integration, 1);
       const last = await lastSequence(ctx, integration.id);
       await until(() => /429 RATE_LIMITED, retrying in \d+ ms/.test(cli.output()), 30_000, `a 429: ${cli.output()}`);
+      expect(receiver.requests).toHaveLength(0);
+      // the window ends: the CLI's next read, after its wait, is answered
+      await ctx.advanceClock(retryAfter);
       await receiver.waitFor((all) => all.some((r) => r.json?.sequence === last), 60_000, 'the events after the window');
-      // each wait is the Retry-After the service gave (whole seconds), not a tight loop
+      // each wait is the Retry-After the service gave (on the stopped clock, the same every time), not a tight loop
       const waits = [...cli.output().matchAll(/429 RATE_LIMITED, retrying in (\d+) ms/g)].map((m) => Number(m[1]));
-      expect(waits.length).toBeLessThanOrEqual(3);
-      for (const wait of waits) {
-        expect(wait % 1000).toBe(0);
-        expect(wait).toBeGreaterThanOrEqual(1000);
-      }
+      expect(waits.length).toBeGreaterThan(0);
+      expect(waits).toEqual(waits.map(() => retryAfter * 1000));
       cli.child.kill('SIGINT');
       expect(await cli.exited).toBe(0);
     } finally {
+      vi.useRealTimers();
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
       await receiver.close();
       await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { createVilla, lastSequence } from '../../test/bookings/fixtures.js';
 import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
 import { addDays, closeService, differences, httpMirror, kolkataDate, openService, startCli, until, type Cli as BaseCli, type Service } from './sync-helpers.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 
 const HORIZON = 60;
-const READ_TOKEN = 'mirror-read-token-for-the-test';
+const READ_TOKEN = 'mirror-read-token-for-the-test-0123456789';
 
 let ctx: TestContext;
 let service: Service;
@@ -84,16 +84,25 @@ describe('doorloom-partner mirror', () => {
     expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: /)]);
   });
 
-  it('refuses to start without a read token (naming the flag and the variable), with a too short secret or on a taken port', async () => {
+  it('refuses to start without a read token (naming the variable and the file flag), with a too short secret or read token, or on a taken port', async () => {
     const env = { DOORLOOM_URL: 'http://127.0.0.1:1', DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: 'whsec_MDEyMzQ1Njc4OWFiY2RlZg==' };
     const cli = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, env);
     expect(await cli.exited).toBe(2);
-    expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: .*--read-token \(or DOORLOOM_MIRROR_READ_TOKEN\)/)]);
+    expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: .*DOORLOOM_MIRROR_READ_TOKEN \(or --read-token-file PATH\)/)]);
+    // a secret as a flag (ps shows it) is refused, pointing to the variable
+    for (const [flag, variable] of [['--api-key', 'DOORLOOM_API_KEY'], ['--webhook-secret', 'DOORLOOM_WEBHOOK_SECRET'], ['--read-token', 'DOORLOOM_MIRROR_READ_TOKEN']]) {
+      const flagged = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created'), flag, 'a-secret-value-long-enough-for-anything-0123'], 0, { ...env, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+      expect(await flagged.exited, flag).toBe(2);
+      expect(flagged.output().trim().split('\n'), flag).toEqual([`configuration error: ${flag} is refused: a flag shows in ps to every user of this machine; set ${variable}, or give ${flag}-file PATH (doorloom-partner mirror --help)`]);
+    }
+    const short = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, { ...env, DOORLOOM_MIRROR_READ_TOKEN: 'x'.repeat(31) });
+    expect(await short.exited).toBe(2);
+    expect(short.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: .*the read token needs at least 32 characters/)]);
 
     // a secret too short to be a key, and a port already taken, are the operator's to fix too
     const weak = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, { ...env, DOORLOOM_WEBHOOK_SECRET: 'whsec_', DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
     expect(await weak.exited).toBe(2);
-    expect(weak.output()).toMatch(/^configuration error: --webhook-secret/);
+    expect(weak.output()).toMatch(/^configuration error: DOORLOOM_WEBHOOK_SECRET \(or --webhook-secret-file PATH\)/);
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-cli-'));
@@ -113,9 +122,11 @@ describe('doorloom-partner mirror', () => {
     const port = await freePort();
     const parent = await mkdtemp(path.join(os.tmpdir(), 'doorloom-cli-'));
     const dir = path.join(parent, 'store', 'mirror'); // created by the CLI, under umask 000
-    // the credentials from the environment, as the README runs it; the API key as a flag still works
+    // the credentials from the environment, as the README runs it, and the API key from a file
     const env = { DOORLOOM_URL: service.baseUrl, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN };
-    const args = ['mirror', '--api-key', integration.apiKey, '--listen', `127.0.0.1:${port}`, '--store', dir, '--poll-ms', '500'];
+    const keyFile = path.join(parent, 'api-key');
+    await writeFile(keyFile, `${integration.apiKey}\n`, { mode: 0o600 });
+    const args = ['mirror', '--api-key-file', keyFile, '--listen', `127.0.0.1:${port}`, '--store', dir, '--poll-ms', '500'];
     let cli = startMirrorCli(args, port, env);
     onTestFailed(() => console.error(cli.output()));
     try {
@@ -147,7 +158,7 @@ describe('doorloom-partner mirror', () => {
       const bookings = await fetch(`${cli.url}/mirror/bookings`, { headers: bearer(READ_TOKEN) });
       expect(bookings.status).toBe(200);
       expect(JSON.stringify(await bookings.json())).toContain('CLI Guest');
-      for (const headers of [{}, bearer('mirror-read-token-for-the-tesT'), bearer(''), { authorization: READ_TOKEN }, { authorization: `Basic ${READ_TOKEN}` }]) {
+      for (const headers of [{}, bearer(`${READ_TOKEN.slice(0, -1)}X`), bearer(''), { authorization: READ_TOKEN }, { authorization: `Basic ${READ_TOKEN}` }]) {
         const res = await fetch(`${cli.url}/mirror/bookings`, { headers });
         expect(res.status, JSON.stringify(headers)).toBe(401);
         const text = await res.text();

@@ -9,3 +9,11 @@ describe('generated SDK types', () => {
     expect(committed).toBe(await generateSdkTypes(document));
   });
 });
+
+describe("the SDK's API version", () => {
+  it("is the service's: the events certify makes carry the version real deliveries carry", async () => {
+    const { API_VERSION: service } = await import('../../src/lib/contract.js');
+    const { API_VERSION: sdk } = await import('../src/events.js');
+    expect(sdk).toBe(service);
+  });
+});

@@ -32,7 +32,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      const step = script[Math.min(seen.length - 1, script.length - 1)]!;
+      const step = script[Math.min(seen.length - 1, script.length - 1)];
       if ('hang' in step) return void hanging.push(res);
       if ('reset' in step) return void req.socket.destroy();
       res.writeHead(step.status, { 'content-type': 'application/json', ...step.headers });
@@ -105,8 +105,8 @@ describe('client retries against a scripted server', () => {
     expect(seen).toHaveLength(3);
     expect(new Set(keysOf()).size).toBe(1);
     expect(retries.map((r) => r.reason)).toEqual(['409 IN_PROGRESS', '409 IN_PROGRESS']);
-    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(140);
-    expect(seen[2]!.at - seen[1]!.at).toBeGreaterThanOrEqual(140);
+    expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(140);
+    expect(seen[2].at - seen[1].at).toBeGreaterThanOrEqual(140);
   });
 
   it('honours 429 Retry-After (seconds) before sending the same request again', async () => {
@@ -115,7 +115,7 @@ describe('client retries against a scripted server', () => {
     const me = await client.me();
     expect(me).toEqual({ id: 1 });
     expect(seen).toHaveLength(2);
-    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(950);
+    expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(950);
     expect(retries).toMatchObject([{ reason: '429 RATE_LIMITED', delayMs: 1000 }]);
   });
 

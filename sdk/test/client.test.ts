@@ -76,9 +76,9 @@ describe('typed client against the service', () => {
 
   it('bulk-creates and bulk-updates', async () => {
     const ids = [newRef('P'), newRef('P')];
-    const created = await client.bulkCreateProperties({ properties: ids.map((id) => villa(id)) } as never);
+    const created = await client.bulkCreateProperties({ properties: ids.map((id) => villa(id)) });
     expect(created.summary).toEqual({ requested: 2, succeeded: 2, failed: 0 });
-    const updated = await client.bulkUpdateProperties({ properties: ids.map((external_id) => ({ external_id, name: `Bulk ${external_id}` })) } as never);
+    const updated = await client.bulkUpdateProperties({ properties: ids.map((external_id) => ({ external_id, name: `Bulk ${external_id}` })) });
     expect(updated.results.map((r) => r.status)).toEqual(['updated', 'updated']);
   });
 
@@ -117,7 +117,7 @@ describe('typed client against the service', () => {
     const made = [];
     for (let i = 0; i < 5; i++) made.push(await client.createBooking(bookingInput(externalId, { check_in: day(ctx, 20 + i * 3), check_out: day(ctx, 21 + i * 3) })));
     const seen = [];
-    for await (const booking of client.iterateBookings({ property_id: made[0]!.property.doorloom_id, per_page: 2 })) seen.push(booking.id);
+    for await (const booking of client.iterateBookings({ property_id: made[0].property.doorloom_id, per_page: 2 })) seen.push(booking.id);
     expect(seen).toEqual(made.map((b) => b.id));
   });
 
@@ -127,7 +127,7 @@ describe('typed client against the service', () => {
     for await (const row of client.iterateEvents({ after_sequence: 0, limit: 50 })) rows.push(row);
     expect(rows.length).toBe(me.webhook.last_sequence);
     expect(rows.map((r) => r.sequence)).toEqual(rows.map((_, i) => i + 1));
-    expect(rows[0]!.event.sequence).toBe(1);
+    expect(rows[0].event.sequence).toBe(1);
 
     const page = await client.listEvents({ after_sequence: 0, limit: 5 });
     expect(page.cursor).toEqual({ next_after_sequence: 5, has_more: true });

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
-import { generateWebhookSecret } from '../src/cli/certify-kit.js';
+import { generateWebhookSecret } from '../src/webhooks.js';
 import { startTestReceiver } from './certify-receivers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -86,7 +86,7 @@ describe('SyncEngine chaos', () => {
         const op = FIXED[step] ? opNamed(FIXED[step]) : rng.pick(OPS);
         log.push(`${step}: ${op.name}`);
         if (op.name === 'restart engine') {
-          await engine!.stop();
+          await engine.stop();
           await store.close();
           engine = null; // deliveries meanwhile are answered 500
           await new Promise((r) => setTimeout(r, rng.int(0, 200)));
@@ -96,16 +96,16 @@ describe('SyncEngine chaos', () => {
           engine = next;
           await next.start();
         } else if (op.name === 'duplicate and replay') {
-          const applied = engine!.status().applied_through;
+          const applied = engine.status().applied_through;
           const rows = (await ctx.api(integration.apiKey, 'GET', `/events?after_sequence=${rng.int(0, Math.max(0, applied - 1))}&limit=3`)).json().data as Array<{ event: { sequence: number } }>;
           for (const row of rows) {
-            const result = await engine!.receive(row.event as never);
+            const result = await engine.receive(row.event as never);
             if (row.event.sequence <= applied) expect(result).toBe('duplicate');
           }
-          await engine!.catchUp();
+          await engine.catchUp();
         } else if (op.name === 'sync') {
-          const first = await engine!.requestSync();
-          const again = await engine!.requestSync();
+          const first = await engine.requestSync();
+          const again = await engine.requestSync();
           log.push(`   sync: ${first.status}, then ${again.status}`);
           expect(again.status).toBe('deferred');
         } else {
@@ -133,11 +133,11 @@ describe('SyncEngine chaos', () => {
         90_000,
         'the engine to apply every recorded event',
       );
-      expect(engine!.meta.above).toEqual([]);
+      expect(engine.meta.above).toEqual([]);
       expect(receiver.received()).toBeGreaterThan(0);
-      const diff = await differences(ctx, integration, engine!, HORIZON);
+      const diff = await differences(ctx, integration, engine, HORIZON);
       expect(diff).toEqual([]);
-      if (process.env.SYNC_CHAOS_LOG) console.log(`seed ${SEED}: ${engine!.status().applied_through} events, ${receiver.received()} deliveries ${JSON.stringify([...receiver.answers])}\n${log.join('\n')}`);
+      if (process.env.SYNC_CHAOS_LOG) console.log(`seed ${SEED}: ${engine.status().applied_through} events, ${receiver.received()} deliveries ${JSON.stringify([...receiver.answers])}\n${log.join('\n')}`);
     } catch (error) {
       // the seed and the operations, to replay this run
       console.error(`sync chaos failed with SYNC_CHAOS_SEED=${SEED}\n${log.join('\n')}`);

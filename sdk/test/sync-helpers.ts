@@ -132,7 +132,7 @@ async function all(ctx: TestContext, key: string, path: string, pick: (body: { d
 export interface MirrorReader {
   properties(): unknown[] | Promise<unknown[]>;
   bookings(): unknown[] | Promise<unknown[]>;
-  window(kind: 'availability' | 'rates' | 'restrictions', propertyId: number, from: string, to: string): unknown | Promise<unknown>;
+  window(kind: 'availability' | 'rates' | 'restrictions', propertyId: number, from: string, to: string): unknown;
 }
 
 /** The CLI's /mirror endpoints as a MirrorReader (with the mirror's read token when it has one). */
@@ -228,8 +228,8 @@ export function startCli(args: string[], env: Record<string, string> = {}, optio
   let stdout = '';
   let stderr = '';
   let output = '';
-  child.stdout!.on('data', (c) => ((stdout += c), (output += c)));
-  child.stderr!.on('data', (c) => ((stderr += c), (output += c)));
+  child.stdout.on('data', (c) => ((stdout += c), (output += c)));
+  child.stderr.on('data', (c) => ((stderr += c), (output += c)));
   const exited = new Promise<number | null>((resolve, reject) => {
     child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null)));
     child.on('error', reject);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { Backoff } from '../lib/backoff.js';
@@ -30,6 +31,12 @@ export interface ListenOptions {
   onState?(state: ListenerState): void;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   applicationName?: string;
+  /**
+   * Told of a session advisory lock held on this connection while it is up, on a fresh random key
+   * each time it connects (`key`), and told when it may have ended (null), before the connection
+   * is dropped. Whoever can take that lock knows this process's session is gone.
+   */
+  onSessionLock?(key: string | null): void;
   /** A silent network (no reset, no close) is noticed by a `select 1` this often. */
   heartbeatMs?: number;
   backoff?: Backoff;
@@ -54,6 +61,8 @@ export function listen(options: ListenOptions): Listener {
   const heartbeatMs = options.heartbeatMs ?? 5_000;
   let state: ListenerState = 'down';
   let client: pg.Client | null = null;
+  /** The connection the session lock is held on, while it is up. */
+  let locked: pg.Client | null = null;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
@@ -69,6 +78,10 @@ export function listen(options: ListenOptions): Listener {
     const wasUp = client === c;
     client = null;
     clearInterval(heartbeat);
+    if (locked === c) {
+      locked = null;
+      options.onSessionLock?.(null);
+    }
     c.removeAllListeners('notification');
     c.on('error', () => {}); // late errors of a connection already given up
     c.end().catch(() => {});
@@ -105,6 +118,7 @@ export function listen(options: ListenOptions): Listener {
     (async () => {
       await c.connect();
       for (const channel of channels) await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+      const lockKey = options.onSessionLock ? await sessionLock(c) : null;
       if (stopped || settled) {
         await c.end().catch(() => {});
         return;
@@ -118,6 +132,10 @@ export function listen(options: ListenOptions): Listener {
         c.query('select 1').catch((error) => drop(c, error));
       }, heartbeatMs);
       heartbeat.unref();
+      if (lockKey !== null) {
+        locked = c;
+        options.onSessionLock?.(lockKey);
+      }
       setState('up');
     })().catch(fail);
   };
@@ -134,12 +152,28 @@ export function listen(options: ListenOptions): Listener {
       const c = client;
       client = null;
       state = 'down';
+      if (locked) {
+        locked = null;
+        options.onSessionLock?.(null);
+      }
       if (c) {
         c.on('error', () => {});
         await c.end().catch(() => {});
       }
     },
   };
+}
+
+/**
+ * Takes a session advisory lock on a random 64-bit key (another key when that one is taken, which
+ * no live process's is) and returns the key; it lasts as long as the connection's session.
+ */
+async function sessionLock(c: pg.Client): Promise<string> {
+  for (;;) {
+    const key = randomBytes(8).readBigInt64BE().toString();
+    const { rows } = await c.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [key]);
+    if (rows[0]?.locked) return key;
+  }
 }
 
 /** What one module hears on a shared LISTEN connection (see `subscriptions`). */

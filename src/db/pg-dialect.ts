@@ -253,7 +253,7 @@ export class PgDialect implements Dialect {
     return new PostgresQueryCompiler();
   }
 
-  createIntrospector(db: Kysely<any>) {
+  createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
   }
 }

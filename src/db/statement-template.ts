@@ -53,7 +53,7 @@ interface Template {
 }
 
 function compileOnce(build: (placeholders: Record<string, unknown>) => Buildable): Template {
-  const placeholders = new Proxy({} as Record<string, unknown>, {
+  const placeholders = new Proxy({}, {
     get: (_, name) => (typeof name === 'string' ? new Placeholder(name) : undefined),
   });
   // A query builder compiles by itself; a raw `sql` statement is given the compiler.
@@ -65,7 +65,7 @@ function compileOnce(build: (placeholders: Record<string, unknown>) => Buildable
   for (const match of text.matchAll(/\$(\d+)/g)) {
     if (Number(match[1]) !== ++n) throw new Error(`statementTemplate: parameter $${match[1]} out of order in ${text}`);
     pieces.push(text.slice(at, match.index));
-    at = match.index! + match[0].length;
+    at = match.index + match[0].length;
   }
   pieces.push(text.slice(at));
   if (n !== parameters.length) throw new Error(`statementTemplate: ${parameters.length} parameters, ${n} places in ${text}`);

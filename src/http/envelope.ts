@@ -29,7 +29,7 @@ export function sendData(
   return reply.code(status).send(successBody(message, data, extra));
 }
 
-export function failureBody(code: string, message: string, errors?: Record<string, unknown>) {
+export function failureBody(code: ErrorCode, message: string, errors?: Record<string, unknown>) {
   return errors === undefined ? { success: false, message, code } : { success: false, message, code, errors };
 }
 

@@ -3,6 +3,7 @@ export type FieldErrors = Record<string, string[]>;
 
 /** Every error code the service answers, with its one HTTP status. */
 export const ERROR_STATUS = {
+  /** Any client error Fastify or Node's HTTP parser refuses without a code of ours. */
   BAD_REQUEST: 400,
   INVALID_JSON: 400,
   UNAUTHENTICATED: 401,
@@ -24,6 +25,8 @@ export const ERROR_STATUS = {
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
+  /** A Range the docs' static files cannot serve. */
+  RANGE_NOT_SATISFIABLE: 416,
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_FAILED: 422,
   IDEMPOTENCY_KEY_REQUIRED: 422,
@@ -41,19 +44,29 @@ export const ERROR_STATUS = {
   DATABASE_UNAVAILABLE: 503,
   NOT_READY: 503,
   METRICS_UNAVAILABLE: 503,
+  /** /healthz and /readyz while the node drains, so a proxy takes it out of its pool. */
+  SHUTTING_DOWN: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
+ * Codes with a second status in one situation, each documented where it is thrown. A staff resume
+ * of a disabled integration is 409, a conflict with its state; a partner's call as one is 403.
+ */
+export const SECOND_STATUS = {
+  INTEGRATION_DISABLED: 409,
+} as const satisfies Partial<Record<ErrorCode, number>>;
+
+/**
  * The one error type. Everything a handler refuses is thrown as an AppError and turned into the
- * contract's failure envelope by the error handler; `errors` is passed through as it is.
- * Build it with `fail(code, …)`, which takes the status from ERROR_STATUS.
+ * contract's failure envelope by the error handler; `errors` is passed through as it is. It is
+ * built from a code, and its status is the one ERROR_STATUS gives that code.
  */
 export class AppError extends Error {
+  #secondStatus = false;
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly errors?: Record<string, unknown>,
     /** Extra response headers (Retry-After, Allow, …). */
@@ -63,20 +76,26 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 
-  static of(code: ErrorCode, message: string, errors?: Record<string, unknown>, headers?: Record<string, string>): AppError {
-    return new AppError(ERROR_STATUS[code], code, message, errors, headers);
+  get status(): number {
+    return this.#secondStatus && this.code in SECOND_STATUS ? SECOND_STATUS[this.code as keyof typeof SECOND_STATUS] : ERROR_STATUS[this.code];
+  }
+
+  /** `code` with its status from SECOND_STATUS, for the one situation that table names. */
+  static withSecondStatus(code: keyof typeof SECOND_STATUS, message: string): AppError {
+    const error = new AppError(code, message);
+    error.#secondStatus = true;
+    return error;
   }
 }
 
 /** An AppError for `code`, with the status the table gives it. */
-export const fail = AppError.of;
+export function fail(code: ErrorCode, message: string, errors?: Record<string, unknown>, headers?: Record<string, string>): AppError {
+  return new AppError(code, message, errors, headers);
+}
 
-/**
- * The one code with two statuses: a partner's call as a disabled integration is 403 (the
- * contract), a staff resume of a disabled integration is 409, a conflict with its state.
- */
+/** A staff resume of a disabled integration: 409, a conflict with its state (SECOND_STATUS). */
 export function resumeOfDisabled(): AppError {
-  return new AppError(409, 'INTEGRATION_DISABLED', 'The integration is disabled; re-enable it with PATCH status "active".');
+  return AppError.withSecondStatus('INTEGRATION_DISABLED', 'The integration is disabled; re-enable it with PATCH status "active".');
 }
 
 export function validationFailed(errors: FieldErrors, message = 'The given data was invalid.'): AppError {

@@ -24,8 +24,16 @@ export interface RateLimitCountersTable {
   hits: number;
 }
 
-/** Tables of the cross-cutting HTTP parts (idempotency, rate limits). */
+/** A staff credential that verified from an address (migration 2026_11_29_0201, src/http/staff-lockout.ts). */
+export interface StaffAuthKnownTable {
+  address: string;
+  credential_hash: string;
+  verified_at: Timestamp;
+}
+
+/** Tables of the cross-cutting HTTP parts (idempotency, rate limits, the staff lockout). */
 export interface HttpTables {
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;
+  staff_auth_known: StaffAuthKnownTable;
 }

@@ -8,6 +8,7 @@ import type { Deps } from '../deps.js';
 import { randomToken } from '../lib/ids.js';
 import { JSON_TYPE } from './envelope.js';
 import { fail } from './errors.js';
+import type { UnitOfWork } from '../db/unit-of-work.js';
 
 /**
  * Idempotency of the create endpoints (decisions §8), one mechanism for all of them:
@@ -36,8 +37,13 @@ interface Claim {
   token: string;
 }
 
+/** A request's claim, and whether the transaction of its change stored its answer (completeWith). */
+interface RequestClaim extends Claim {
+  storedWithChange: boolean;
+}
+
 /** Requests that hold a claim; onSend stores their answer. */
-const claims = new WeakMap<FastifyRequest, Claim>();
+const claims = new WeakMap<FastifyRequest, RequestClaim>();
 
 /** JSON with object keys sorted at every depth (array order kept): key order is irrelevant. */
 export function canonicalJson(value: unknown): string {
@@ -202,21 +208,20 @@ function completionQuery(items: Completion[]): RawBuilder<unknown> {
   `;
 }
 
-/** Answers stored by the transaction that made the request's change (completionWithChange). */
-const storedWithChange = new WeakMap<FastifyRequest, { status: number; body: string }>();
-
 /**
- * The statement that stores `request`'s answer, for the transaction that makes the request's change
- * to run as its last write (a booking create does): the record is then completed by the same
- * commit as the change, and onSend stores nothing when
- * the answer it sends is this one. If the transaction fails, onSend stores what is answered instead.
- * Null when the request holds no claim.
+ * Stores `request`'s answer in the transaction that makes the request's change (a booking create
+ * does), so that the record is completed by the same commit as the change; onSend then stores
+ * nothing. It must be the transaction's last statement: after it only the commit can fail, and a
+ * failed commit is answered 5xx, which releases the key as for any other 5xx. A no-op when the
+ * request holds no claim.
  */
-export function completionWithChange(request: FastifyRequest, response: { status: number; contentType: string; body: string }): RawBuilder<unknown> | null {
+export async function completeWith(request: FastifyRequest, uow: UnitOfWork, answer: { status: number; body: string }): Promise<void> {
   const claim = claims.get(request);
-  if (!claim) return null;
-  storedWithChange.set(request, { status: response.status, body: response.body });
-  return completionQuery([{ ...claim, ...response }]);
+  if (!claim) return;
+  const { integrationId, key, token } = claim;
+  // Sent ahead: it goes out with the unit of work's COMMIT, and fails it if it fails.
+  uow.send(completionQuery([{ integrationId, key, token, status: answer.status, contentType: JSON_TYPE, body: answer.body }]));
+  claim.storedWithChange = true;
 }
 
 /** The batched claim and completion statements of one runtime (Deps.state.idempotency). */
@@ -264,7 +269,7 @@ export function idempotent(deps: Deps) {
         nowMs: deps.clock.nowMs(),
       });
       if (outcome.kind === 'claimed') {
-        claims.set(request, { integrationId, key, token: outcome.token });
+        claims.set(request, { integrationId, key, token: outcome.token, storedWithChange: false });
         return undefined;
       }
       // A string payload with its Content-Type set goes out as these exact bytes.
@@ -279,16 +284,15 @@ export function idempotent(deps: Deps) {
       const claim = claims.get(request);
       if (!claim) return payload;
       claims.delete(request);
-      const stored = storedWithChange.get(request);
-      // Stored with the change it answers, which has committed (the answer would be another otherwise).
-      if (stored && stored.status === reply.statusCode && stored.body === payload) return payload;
       try {
         if (reply.statusCode >= 500) {
           await releaseIdempotencyKey(deps.db, claim);
-        } else {
-          const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload ?? '');
+        } else if (!claim.storedWithChange) {
+          // Serialized, a payload is a string or a Buffer (no create answers with a stream).
+          const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
           const contentType = String(reply.getHeader('content-type') ?? JSON_TYPE);
-          await completeIdempotencyKey(deps.state.idempotency, claim, { status: reply.statusCode, contentType, body });
+          const { integrationId, key, token } = claim;
+          await completeIdempotencyKey(deps.state.idempotency, { integrationId, key, token }, { status: reply.statusCode, contentType, body });
         }
       } catch (error) {
         // The answer itself stands; the record stays in progress and is taken over after 60 s.

@@ -158,6 +158,11 @@ interface OperationInfo {
   operation: JsonObject;
 }
 
+function operationIdOf(op: OperationInfo): string {
+  const id = op.operation.operationId;
+  return typeof id === 'string' ? id : '';
+}
+
 export function finishOpenApi(input: JsonObject): JsonObject {
   const doc = structuredClone(input) as Doc;
   const components = (doc.components ??= {}) as Record<string, JsonObject>;
@@ -214,7 +219,7 @@ export function finishOpenApi(input: JsonObject): JsonObject {
   if (eventSlot && typeof eventSlot.properties === 'object') (eventSlot.properties as JsonObject).event = schemaRef('Event');
   if (eventSlot) {
     schemas.EventRow = withoutDescription(eventSlot);
-    replaceCopies(doc, schemas.EventRow as JsonObject, 'EventRow', false);
+    replaceCopies(doc, schemas.EventRow, 'EventRow', false);
   }
 
   // Responses: headers on every answer, every failure status in the envelope.
@@ -252,7 +257,7 @@ export function finishOpenApi(input: JsonObject): JsonObject {
         continue;
       }
       const headers: Record<string, Json> = { ...commonHeaders(op.partner) };
-      if (op.operation.operationId && /^create|^bulkCreate/.test(String(op.operation.operationId))) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
+      if (/^create|^bulkCreate/.test(operationIdOf(op))) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
       if (op.partner && /^\/api\/integrations\/v1\/bookings\/(\{id\}|external\/)/.test(op.path) && op.method !== 'delete') headers.ETag = ref('headers', 'ETag');
       response.headers = headers;
       if (!response.description || response.description === 'Default Response') response.description = 'Success';
@@ -312,7 +317,7 @@ function derivedId(method: string, path: string, prefix = ''): string {
     .map((segment) => (segment.startsWith('{') ? `by_${segment.slice(1, -1)}` : segment))
     .flatMap((segment) => segment.split(/[^A-Za-z0-9]+/))
     .filter(Boolean);
-  const camel = [method, ...words].map((w, i) => (i === 0 && !prefix ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
+  const camel = [method, ...words].map((w, i) => (i === 0 && !prefix ? w : w[0].toUpperCase() + w.slice(1))).join('');
   return prefix ? prefix + camel : camel;
 }
 
@@ -360,10 +365,10 @@ function sameJson(a: Json, b: Json): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as Json[]).length && a.every((v, i) => sameJson(v, (b as Json[])[i]!));
+  if (Array.isArray(a)) return a.length === (b as Json[]).length && a.every((v, i) => sameJson(v, (b as Json[])[i]));
   const ak = Object.keys(a);
   const bo = b as JsonObject;
-  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && sameJson(a[k]!, bo[k]!));
+  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && sameJson(a[k], bo[k]));
 }
 
 /** Equal apart from a description at the top. */
@@ -386,7 +391,7 @@ function extensionOf(node: JsonObject, canonical: JsonObject): JsonObject | null
   const base = canonical.properties as JsonObject;
   const baseKeys = Object.keys(base);
   if (Object.keys(props).length <= baseKeys.length) return null;
-  if (!baseKeys.every((k) => k in props && sameJson(props[k]!, base[k]!))) return null;
+  if (!baseKeys.every((k) => k in props && sameJson(props[k], base[k]))) return null;
   const required = (node.required ?? []) as string[];
   const baseRequired = (canonical.required ?? []) as string[];
   if (!baseRequired.every((k) => required.includes(k))) return null;
@@ -412,7 +417,7 @@ function replaceCopies(doc: Doc, canonical: JsonObject, name: string, extend: bo
     return node;
   };
   doc.paths = visit(doc.paths, true) as Doc['paths'];
-  const schemas = (doc.components as Record<string, Record<string, Json>>).schemas!;
+  const schemas = (doc.components as Record<string, Record<string, Json>>).schemas;
   // A component's own top is never replaced (the named one would become a $ref to itself); its
   // inside may hold copies.
   for (const [key, schema] of Object.entries(schemas)) schemas[key] = visit(schema, true);
@@ -431,7 +436,7 @@ function commonHeaders(partner: boolean): Record<string, Json> {
 
 /** The codes one partner operation can answer with a status, when they are more than the shared text says. */
 function codesOf(op: OperationInfo, status: string): string | undefined {
-  const id = String(op.operation.operationId);
+  const id = operationIdOf(op);
   const table: Record<string, Record<string, string>> = {
     '409': {
       createProperty: 'PROPERTY_EXTERNAL_ID_EXISTS (`errors.doorloom_id` names the holder; fix the body, use a new key) or IN_PROGRESS (retry the same key after a few seconds).',

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { AppError, fail } from './errors.js';
 import { sha256Hex } from '../lib/secrets.js';
+import { recordVerified, verifiedLately } from './staff-lockout.js';
 
 /** The integrations API's authentication, as an onRequest hook with its `done` callback. */
 export type IntegrationAuthHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
@@ -92,6 +93,7 @@ export const ENDPOINT_TIERS: Readonly<Record<string, Tier>> = {
   'POST /sandbox/properties/{property}/rate-override': SANDBOX,
   'POST /sandbox/properties/{property}/restriction-override': SANDBOX,
   'POST /sandbox/properties/{property}/archive': SANDBOX,
+  'GET /sandbox/clock': SANDBOX,
   'POST /sandbox/clock/advance': SANDBOX,
 };
 
@@ -216,7 +218,7 @@ export interface RateLimiter {
    * Counts a request under the prefix that the router refused before any hook ran (a malformed or
    * over-long path) against its source address, and sets the X-RateLimit fields; throws the 429.
    */
-  countUnrouted(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  countUnrouted(this: void, request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -262,7 +264,7 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, prefix: strin
     if (counters.seen(window, bucket) < IP_TIER.limit) return;
     // At the limit already, this one is over whatever else happens: counting it would change only
     // the stored number. The embedded store counts it (free); PostgreSQL is spared the round trip.
-    if (counters.inMemory) counters.hit(window, [bucket]);
+    if (counters.inMemory) void counters.hit(window, [bucket]);
     setHeaders(reply, [usage(IP_TIER, IP_TIER.limit + 1)], resetSeconds);
     throw rateLimited(IP_TIER, resetSeconds);
   }
@@ -346,8 +348,11 @@ const isGuess = (error: unknown, request: FastifyRequest) =>
  * Runs one staff authentication (`evaluate`, which throws a 401 AppError for a wrong credential)
  * under the lockout of the request's source address (`staff-auth-failures`, bucketed as above):
  *
- * - an address already at STAFF_AUTH_FAILURE_LIMIT failures in the window is refused (429), the
- *   right credential included: otherwise a guesser would learn from the status which guess was right;
+ * - an address at STAFF_AUTH_FAILURE_LIMIT failures in the window is locked out until the window
+ *   ends. A credential that verified from that address within the last 24 hours
+ *   (staff-lockout.ts) is still evaluated, so a guesser cannot lock the address's staff out; any
+ *   other credential gets 429 without being evaluated, the right one included, so the lockout still
+ *   slows guessing and the status tells a guesser nothing;
  * - a credential not authenticated by this runtime lately is counted as a failure before it is
  *   evaluated, and the count is given back when it turns out right (or not a guess: an integration
  *   key, 403). So a burst of concurrent guesses gets exactly the remaining allowance evaluated and the
@@ -363,16 +368,15 @@ export async function staffAttempt(deps: Deps, request: FastifyRequest, evaluate
   const limit = deps.config.staffAuthFailureLimit;
   const store = deps.state.rateCounters;
   const { window, resetSeconds } = windowOf(deps);
-  const bucket = `staff-fail:${addressBucket(request.ip)}`;
-  // An address this process already knows to be locked out costs no round trip (a flood of guesses).
-  if (store.seen(window, bucket) >= limit) throw lockedOut(limit, resetSeconds);
+  const address = addressBucket(request.ip);
+  const bucket = `staff-fail:${address}`;
   const header = request.headers.authorization;
   const credential = typeof header === 'string' ? sha256Hex(header) : null;
   const known = deps.state.knownStaffCredentials;
   const knownUntil = credential === null ? undefined : known.get(credential);
 
-  if (credential === null || (knownUntil !== undefined && knownUntil > deps.clock.nowMs())) {
-    if ((await store.read(window, bucket)) >= limit) throw lockedOut(limit, resetSeconds);
+  /** Evaluates without the advance count; a wrong credential counts as a failure. */
+  const evaluateCounted = async () => {
     try {
       await evaluate();
     } catch (error) {
@@ -382,12 +386,28 @@ export async function staffAttempt(deps: Deps, request: FastifyRequest, evaluate
       if (failed > limit) throw lockedOut(limit, resetSeconds);
       throw error;
     }
-    return;
+    if (credential !== null) await recordVerified(deps, address, credential);
+  };
+  /** The address is locked out: only a credential that verified from it lately is evaluated. */
+  const whileLockedOut = async () => {
+    if (credential === null || !(await verifiedLately(deps, address, credential))) throw lockedOut(limit, resetSeconds);
+    await evaluateCounted();
+  };
+
+  // An address this process already knows to be locked out costs no count (a flood of guesses).
+  if (store.seen(window, bucket) >= limit) return whileLockedOut();
+
+  if (credential === null || (knownUntil !== undefined && knownUntil > deps.clock.nowMs())) {
+    if ((await store.read(window, bucket)) >= limit) return whileLockedOut();
+    return evaluateCounted();
   }
 
   // Counted before it is evaluated.
   const [attempt] = await store.hit(window, [bucket]);
-  if (attempt > limit) throw lockedOut(limit, resetSeconds);
+  if (attempt > limit) {
+    await store.release(window, bucket);
+    return whileLockedOut();
+  }
   try {
     await evaluate();
   } catch (error) {
@@ -397,6 +417,7 @@ export async function staffAttempt(deps: Deps, request: FastifyRequest, evaluate
   await store.release(window, bucket);
   if (known.size >= KNOWN_MAX) known.clear();
   known.set(credential, deps.clock.nowMs() + KNOWN_MS);
+  await recordVerified(deps, address, credential);
 }
 
 /**
@@ -414,8 +435,6 @@ export function guardStaff(deps: Deps, authenticate: AuthHook): AuthHook {
     const store = deps.state.rateCounters;
     const { window, resetSeconds } = windowOf(deps);
     const address = addressBucket(request.ip);
-    // An address this process already knows to be locked out costs no round trip (a flood of guesses).
-    if (store.seen(window, `staff-fail:${address}`) >= deps.config.staffAuthFailureLimit) throw lockedOut(deps.config.staffAuthFailureLimit, resetSeconds);
     const [count] = await store.hit(window, [`staff-ip:${address}`]);
     // No X-RateLimit fields here: those are the integrations API's contract; a 429 says Retry-After.
     if (usage(overall, count).exceeded) throw rateLimited(overall, resetSeconds);

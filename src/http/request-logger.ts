@@ -17,7 +17,7 @@ export function lazyRequestLogger(
   options: { level?: string },
 ): FastifyBaseLogger {
   if (options.level !== undefined) return parent.child(bindings, options);
-  return lazyLogger(() => parent.child(bindings, options), parent as Checked);
+  return lazyLogger(() => parent.child(bindings, options), parent);
 }
 
 /** A logger that calls `make` for the real one on its first enabled log call (a class: one allocation per request). */
@@ -40,7 +40,9 @@ class LazyLogger {
     return (this.made ?? this.levels).isLevelEnabled?.(level) ?? true;
   }
   log(level: Level, args: unknown[]): void {
-    if (this.made || this.isLevelEnabled(level)) (this.real()[level] as (...a: unknown[]) => void)(...args);
+    if (!this.made && !this.isLevelEnabled(level)) return;
+    const real = this.real();
+    Reflect.apply(real[level], real, args);
   }
   silent() {}
   child(bindings: Record<string, unknown>, options: { level?: string } = {}): FastifyBaseLogger {

@@ -129,14 +129,15 @@ function pathOf(error: ErrorObject): string {
 }
 
 function messageOf(error: ErrorObject): string {
-  const p = error.params as Record<string, unknown>;
+  // The params of the keywords below, as Ajv gives them.
+  const p = error.params as { limit?: number; type?: string | string[]; allowedValues?: (string | number | boolean | null)[]; allowedValue?: unknown; additionalProperty?: string };
   switch (error.keyword) {
     case 'required':
       return 'is required';
     case 'type': {
       // `type: ['string', 'null']` (a nullable field) reads "must be a string or null".
-      const article = (t: unknown) => (t === 'null' ? 'null' : t === 'integer' ? 'an integer' : `a${/^[aeiou]/.test(String(t)) ? 'n' : ''} ${t}`);
-      return `must be ${(Array.isArray(p.type) ? p.type : [p.type]).map(article).join(' or ')}`;
+      const article = (t: string) => (t === 'null' ? 'null' : t === 'integer' ? 'an integer' : `a${/^[aeiou]/.test(t) ? 'n' : ''} ${t}`);
+      return `must be ${(Array.isArray(p.type) ? p.type : [String(p.type)]).map(article).join(' or ')}`;
     }
     case 'maxLength':
       return `must be at most ${p.limit} characters`;
@@ -153,7 +154,7 @@ function messageOf(error: ErrorObject): string {
     case 'minItems':
       return `must have at least ${p.limit} ${p.limit === 1 ? 'entry' : 'entries'}`;
     case 'enum':
-      return `must be one of: ${(p.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
+      return `must be one of: ${(p.allowedValues ?? []).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'pattern':
@@ -198,7 +199,7 @@ export function toFieldErrors(allErrors: ErrorObject[], prefix = ''): FieldError
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
       const branches = byPath.get(error.instancePath)!.filter((e) => e.keyword !== error.keyword);
       const allowed = branches.flatMap((e) =>
-        e.keyword === 'const' ? [e.params.allowedValue] : e.keyword === 'enum' ? (e.params.allowedValues as unknown[]) : [],
+        e.keyword === 'const' ? [e.params.allowedValue as unknown] : e.keyword === 'enum' ? (e.params.allowedValues as unknown[]) : [],
       );
       const allowsNull = branches.some((e) => e.keyword === 'type' && e.params.type === 'null');
       const onlyLiterals = branches.every((e) => e.keyword === 'const' || e.keyword === 'enum' || (e.keyword === 'type' && e.params.type === 'null'));

@@ -19,9 +19,9 @@ export const root = path.resolve(import.meta.dirname, '../..');
 export function moduleOf(file: string): string {
   const parts = file.split('/');
   if (parts[0] !== 'src') throw new Error(`not under src/: ${file}`);
-  if (parts[1] === 'modules') return parts[2]!;
-  if (parts.length === 2) return parts[1]!.replace(/\.ts$/, '');
-  return parts[1]!;
+  if (parts[1] === 'modules') return parts[2];
+  if (parts.length === 2) return parts[1].replace(/\.ts$/, '');
+  return parts[1];
 }
 
 function listTs(dir: string): string[] {
@@ -69,9 +69,9 @@ const tableRefRe = /\bsql\.table\(\s*['"](\w+)['"]/g;
 /** Tables `text` names, restricted to `known` (raw SQL also says `from generate_series` or `into v`). */
 export function tablesIn(text: string, known: ReadonlySet<string>): string[] {
   const found = new Set<string>();
-  for (const m of text.matchAll(builderRe)) found.add(m[1]!);
-  for (const m of text.matchAll(tableRefRe)) found.add(m[1]!);
-  for (const body of sqlTemplates(text)) for (const m of body.matchAll(rawRe)) found.add(m[1]!.toLowerCase());
+  for (const m of text.matchAll(builderRe)) found.add(m[1]);
+  for (const m of text.matchAll(tableRefRe)) found.add(m[1]);
+  for (const body of sqlTemplates(text)) for (const m of body.matchAll(rawRe)) found.add(m[1].toLowerCase());
   return [...found].filter((t) => known.has(t)).sort();
 }
 
@@ -82,7 +82,7 @@ export function readSources(known: ReadonlySet<string>, skip: (file: string) => 
       const text = readFileSync(path.join(root, file), 'utf8');
       const imports: SourceFile['imports'] = [];
       for (const m of text.matchAll(importRe)) {
-        const spec = (m[1] ?? m[2])!;
+        const spec = (m[1] ?? m[2]);
         if (!spec.startsWith('.')) continue;
         const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
         if (!target.startsWith('src/')) continue;
@@ -108,7 +108,11 @@ export function reaches(g: Map<string, Set<string>>, from: string, to: string): 
   while (stack.length) {
     const n = stack.pop()!;
     if (n === to) return true;
-    for (const next of g.get(n) ?? []) if (!seen.has(next)) (seen.add(next), stack.push(next));
+    for (const next of g.get(n) ?? []) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      stack.push(next);
+    }
   }
   return false;
 }

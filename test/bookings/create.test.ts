@@ -450,6 +450,34 @@ describe('POST /bookings: duplicates and idempotency', () => {
     expect(shared.json()).toMatchObject(failure('IDEMPOTENCY_KEY_REUSED'));
   });
 
+  it("a create's answer is stored by the booking's own transaction; a duplicate's by the hook after it", async () => {
+    const { integ, villa } = await setup();
+    const statements = ctx.deps.state.idempotency.complete;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- only put back on the same object below.
+    const run = statements.run;
+    // the hook's own store fails: only what a transaction stored is there to replay
+    statements.run = async () => {
+      throw new Error('the store is down');
+    };
+    try {
+      const key = newKey();
+      const body = bookingBody(ctx, villa);
+      const first = await postBooking(ctx, integ, body, key);
+      expect(first.statusCode).toBe(201);
+      const replay = await postBooking(ctx, integ, body, key);
+      expect([replay.statusCode, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+      expect(replay.body).toBe(first.body);
+
+      const duplicateKey = newKey();
+      const duplicate = await postBooking(ctx, integ, body, duplicateKey);
+      expect(duplicate.statusCode).toBe(200);
+      const again = await postBooking(ctx, integ, body, duplicateKey);
+      expect(again.json()).toMatchObject(failure('IN_PROGRESS'));
+    } finally {
+      statements.run = run;
+    }
+  });
+
   it('a refusal is stored under its key: retrying a 409 with the same key replays it', async () => {
     const { integ, villa } = await setup(1);
     await book(ctx, integ, villa);

@@ -158,7 +158,7 @@ describe('availability snapshot cache', () => {
     const kept = entry.holds!.get(villa.unitIds[1])!;
     expect(kept.version).not.toBeNull();
     // a planted night (the window's first) at the same version: served only if those holds are reused
-    ctx.deps.state.snapshots.set(keyOf(villa.externalId), { ...entry, holds: new Map(entry.holds!).set(villa.unitIds[1], { ...kept, nights: [0, ...(kept.nights ?? [])] }) });
+    ctx.deps.state.snapshots.set(keyOf(villa.externalId), { ...entry, holds: new Map(entry.holds).set(villa.unitIds[1], { ...kept, nights: [0, ...(kept.nights ?? [])] }) });
     const unavailable = (data: { units: Array<{ inventory_id: number; unavailable: string[] }> }, unitId: number) => data.units.find((u) => u.inventory_id === unitId)!.unavailable;
 
     // a host edit moves the property's version, not the units' hold versions

@@ -6,7 +6,7 @@ import type { Receiver } from '../helpers/receiver.js';
 
 /** Clients of the fleet: partners and hosts talking to the node HAProxy (or to one node directly). */
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep } from '../../scripts/lib.js';
 export const newKey = (prefix = 'fleet') => `${prefix}-${randomBytes(8).toString('hex')}`;
 
 /** One answer: status, the envelope's code, the node that answered (from X-Request-Id), how long it took. */

@@ -1,5 +1,8 @@
 import pg from 'pg';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, readdirSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   downFleet,
@@ -8,10 +11,12 @@ import {
   startNode,
   stopNode,
   upFleet,
+  REST_API_USER,
   waitForProxyStatus,
   type FleetState,
   type PoolMode,
 } from '../../scripts/fleet.js';
+import { PG_BIN, asPostgresArgv } from '../../scripts/lib.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { allEvents, api, bookingBody, day, expectServiceAnswer, newKey, seedPartner, sleep, staff, type Answer, type Partner } from './fleet.helpers.js';
 
@@ -57,6 +62,83 @@ async function freshWindow(secondsLeft: number): Promise<void> {
   const into = Date.now() % 60_000;
   if (60_000 - into < secondsLeft * 1000) await sleep(60_000 - into + 500);
 }
+
+describe('safe defaults', () => {
+  /** psql's exit code and its error; -w: never prompt, so a password that is needed and missing is an error. */
+  const psql = (args: string[], options: { password?: string; asPostgres?: boolean } = {}) => {
+    const argv = [path.join(PG_BIN, 'psql'), '-w', '-X', '-tA', '-c', 'select 1', ...args];
+    const [command, ...rest] = options.asPostgres ? asPostgresArgv(argv[0], argv.slice(1)) : argv;
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
+    if (options.password) env.PGPASSWORD = options.password;
+    try {
+      return { code: 0, output: execFileSync(command, rest, { env, cwd: '/', encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim() };
+    } catch (error) {
+      const e = error as { status: number; stderr: string };
+      return { code: e.status, output: String(e.stderr).trim() };
+    }
+  };
+
+  it(
+    'PostgreSQL and PgBouncer refuse a connection without a password, over TCP and the local socket, and accept the generated one',
+    track(async () => {
+      const primary = state.members.find((m) => m.name === 'pg1')!;
+      const tcp = ['-h', '127.0.0.1', '-p', String(primary.pgPort), '-U', 'postgres', 'postgres'];
+      const socket = ['-h', path.join(state.stateDir, 'run'), '-p', String(primary.pgPort), '-U', 'postgres', 'postgres'];
+      const bouncer = ['-h', '127.0.0.1', '-p', String(state.pgbouncer.port), '-U', 'doorloom', 'doorloom'];
+      for (const [args, asPostgres] of [[tcp, false], [socket, true], [bouncer, false]] as const) {
+        const refused = psql([...args], { asPostgres });
+        expect(refused.code, refused.output).not.toBe(0);
+        expect(refused.output).toMatch(/no password supplied/);
+      }
+      expect(psql([...tcp], { password: 'not-the-password' }).output).toMatch(/password authentication failed/);
+      expect(psql([...tcp], { password: state.secrets.postgres })).toEqual({ code: 0, output: '1' });
+      expect(psql([...socket], { password: state.secrets.postgres, asPostgres: true })).toEqual({ code: 0, output: '1' });
+      expect(psql([...bouncer], { password: state.secrets.doorloom })).toEqual({ code: 0, output: '1' });
+    }),
+  );
+
+  it(
+    "Patroni's REST API makes no change without its credentials; its health checks need none",
+    track(async () => {
+      const rest = `http://127.0.0.1:${state.members[0].restPort}`;
+      for (const [method, route] of [['POST', '/reload'], ['POST', '/restart'], ['POST', '/switchover'], ['PATCH', '/config']]) {
+        const res = await fetch(`${rest}${route}`, { method, body: '{}', headers: { 'content-type': 'application/json' } });
+        expect(res.status, `${method} ${route}`).toBe(401);
+      }
+      const wrong = await fetch(`${rest}/reload`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${REST_API_USER}:wrong`).toString('base64')}` } });
+      expect(wrong.status).toBe(401);
+      const reload = await fetch(`${rest}/reload`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${REST_API_USER}:${state.secrets.restApi}`).toString('base64')}` } });
+      expect(reload.status).toBe(202);
+      expect((await fetch(`${rest}/primary`)).status).toBe(200);
+    }),
+  );
+
+  it(
+    'the state directory is 0700 and nothing under it is open to group or others',
+    track(async () => {
+      expect(lstatSync(state.stateDir).mode & 0o777).toBe(0o700);
+      const open: string[] = [];
+      let files = 0;
+      const walk = (dir: string) => {
+        for (const entry of readdirSync(dir)) {
+          const file = path.join(dir, entry);
+          const stat = lstatSync(file);
+          // sockets and symbolic links carry no data of their own; they sit in 0700 directories
+          if (stat.isDirectory()) walk(file);
+          else if (!stat.isFile()) continue;
+          else files++;
+          if (stat.mode & 0o077) open.push(`${(stat.mode & 0o777).toString(8)} ${file}`);
+        }
+      };
+      walk(state.stateDir);
+      expect(open).toEqual([]);
+      expect(files).toBeGreaterThan(100);
+      for (const file of ['state.json', 'pgbouncer-users.txt', 'pgbouncer.ini', 'pg1/patroni.yml', 'haproxy-nodes.cfg', 'node1.log']) {
+        expect(lstatSync(path.join(state.stateDir, file)).mode & 0o777, file).toBe(0o600);
+      }
+    }),
+  );
+});
 
 describe('three nodes share one database', () => {
   it(

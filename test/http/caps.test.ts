@@ -230,6 +230,15 @@ describe('absurd requests answer in the envelope', () => {
     expect(res.json()).toEqual(failure('BAD_REQUEST'));
   });
 
+  it('a refusal of the docs\' static files keeps its status, with the table\'s code for it', async () => {
+    const file = '/docs/static/swagger-ui.css';
+    expect((await ctx.app.inject({ method: 'GET', url: file })).statusCode).toBe(200);
+    const range = await ctx.app.inject({ method: 'GET', url: file, headers: { range: 'bytes=999999999-' } });
+    expect([range.statusCode, range.json()]).toEqual([416, failure('RANGE_NOT_SATISFIABLE')]);
+    const precondition = await ctx.app.inject({ method: 'GET', url: file, headers: { 'if-match': '"another"' } });
+    expect([precondition.statusCode, precondition.json()]).toEqual([412, failure('PRECONDITION_FAILED')]);
+  });
+
   it('414 URI_TOO_LONG for a path segment over 500 characters', async () => {
     const res = await call(ctx.app, integration.apiKey, 'GET', `/bookings/external/${'x'.repeat(501)}`, { ip: freshAddress() });
     expect(res.statusCode).toBe(414);

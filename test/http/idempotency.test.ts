@@ -28,7 +28,7 @@ beforeAll(async () => {
         const call = ++probeState.calls;
         if (probeState.gate) await probeState.gate;
         if (probeState.fail) throw new Error('boom');
-        if ((request.body as { refuse?: boolean } | undefined)?.refuse) throw new AppError(409, 'SOMETHING_TAKEN', 'Refused.');
+        if ((request.body as { refuse?: boolean } | undefined)?.refuse) throw new AppError('UNAVAILABLE', 'Refused.');
         return reply.code(201).header('content-type', 'application/vnd.probe+json').send(`{ "call" : ${call} }`);
       });
     },

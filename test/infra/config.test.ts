@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 import { spawnService } from './service.js';
 
 /** Bad settings end the real process with one line on stderr and exit 2; no stack trace. */

@@ -10,7 +10,7 @@ import { startProcess } from '../../src/background.js';
 import { Backoff } from '../../src/lib/backoff.js';
 import { createClock } from '../../src/lib/clock.js';
 import { createTestContext, databaseUrl, poolMode, sessionUrl, type TestContext } from '../helpers/context.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 import { sleep } from './service.js';
 
 const until = async (check: () => boolean | Promise<boolean>, ms: number) => {
@@ -72,6 +72,34 @@ describe.runIf(sessionUrl)('LISTEN connection (PostgreSQL)', () => {
       await listener.stop();
     }
     expect(listener.state).toBe('down');
+  });
+
+  it('holds a session lock while up, on a new key after each reconnect, and says when it may have ended', async () => {
+    const appName = `doorloom-lock-${process.pid}`;
+    const keys: Array<string | null> = [];
+    const free = async (key: string) => {
+      const { rows } = await admin.query<{ got: boolean }>('select pg_try_advisory_lock($1::bigint) as got', [key]);
+      if (rows[0].got) await admin.query('select pg_advisory_unlock($1::bigint)', [key]);
+      return rows[0].got;
+    };
+    const listener = listen({ url: sessionUrl!, channels: 'x', applicationName: appName, onMessage: () => {}, onSessionLock: (key) => keys.push(key), backoff: new Backoff(50, 500) });
+    try {
+      await until(() => keys.length === 1, 10_000);
+      const first = keys[0]!;
+      expect(await free(first)).toBe(false);
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [appName]);
+      await until(() => keys.length === 3, 10_000);
+      expect(keys[1]).toBeNull();
+      const second = keys[2]!;
+      expect(second).not.toBe(first);
+      expect(await free(first)).toBe(true);
+      expect(await free(second)).toBe(false);
+      await listener.stop();
+      expect(keys.slice(3)).toEqual([null]);
+      await until(() => free(second), 5_000);
+    } finally {
+      await listener.stop();
+    }
   });
 
   it('stays down (never reporting up) while the database is unreachable', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, STAFF_TOKEN } from '../helpers/context.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { createBody } from '../properties/fixtures.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 import { scratchDatabase, type ScratchDatabase } from '../webhooks/process.js';
 import { sleep, spawnService, type Service } from './service.js';
 
@@ -118,7 +118,7 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 
   let dbName: string;
 
   beforeAll(async () => {
-    scratch = await scratchDatabase(databaseUrl!);
+    scratch = await scratchDatabase(databaseUrl);
     dbName = new URL(scratch.env.DATABASE_URL).pathname.slice(1);
     admin = new pg.Client({ connectionString: databaseUrl! });
     await admin.connect();

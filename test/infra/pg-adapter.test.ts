@@ -29,7 +29,7 @@ function open(mode: PoolMode, max = 1): { db: Kysely<any>; pool: pg.Pool } {
   return { db, pool };
 }
 
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { code?: string }) => e.code ?? String(e));
+const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: unknown) => (e as { code?: string }).code ?? String(e));
 
 describe.runIf(databaseUrl)('the PostgreSQL adapter', () => {
   beforeAll(async () => {

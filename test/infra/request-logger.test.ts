@@ -13,6 +13,7 @@ function capture(level: string) {
   });
   const parent = pino({ level }, out);
   let children = 0;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the `this` of the logger it is called on.
   const child = parent.child;
   parent.child = function (this: typeof parent, ...args: Parameters<typeof child>) {
     children++;

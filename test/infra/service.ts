@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { poolEnv } from '../helpers/context.js';
-import { freePort } from '../../scripts/free-port.js';
+import { freePort } from '../../scripts/lib.js';
 import { baseEnv } from '../webhooks/process.js';
 
 /**
@@ -36,8 +36,8 @@ export async function spawnService(env: Record<string, string | undefined>, opti
     : spawn(process.execPath, args, { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (err += c));
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -85,7 +85,7 @@ export async function openRaw(port: number): Promise<RawExchange> {
   });
   const start = performance.now();
   let data = '';
-  socket.on('data', (c) => (data += c));
+  socket.on('data', (c: Buffer) => (data += c.toString()));
   socket.on('error', () => {});
   const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now() - start)));
   return { socket, received: () => data, closed };

@@ -91,6 +91,49 @@ describe('graceful shutdown (real process)', { timeout: 240_000 }, () => {
     await drainScenario({});
   });
 
+  // A drain this long would outlast the test's timeout: an exit at all shows the drain was skipped or ended.
+  const LONG_DRAIN = { SHUTDOWN_DRAIN_MS: '120000' };
+
+  async function interrupted(env: Record<string, string>) {
+    const service = await spawnService({ ...scratch.env, LOG_LEVEL: 'info', ...LONG_DRAIN, ...env });
+    try {
+      await service.ready();
+      service.child.kill('SIGINT');
+      expect(await service.exited).toEqual({ code: 0, signal: null });
+      expect(service.stdout()).toContain('shutting down: finishing requests in flight');
+      expect(service.stdout()).not.toContain('draining:');
+      expect(service.stdout()).toContain('"msg":"stopped"');
+    } finally {
+      await service.stop();
+    }
+  }
+
+  it('SIGINT (Ctrl-C at a terminal) stops at once: no drain, whatever SHUTDOWN_DRAIN_MS says, exit 0', { timeout: 60_000 }, async () => {
+    await interrupted({});
+  });
+
+  it.runIf(databaseUrl)('WORKERS=2: the primary passes SIGINT on, and its workers stop without a drain (PostgreSQL)', { timeout: 90_000 }, async () => {
+    await interrupted({ WORKERS: '2' });
+  });
+
+  it('SIGINT during a SIGTERM drain ends the drain and stops, exit 0', { timeout: 60_000 }, async () => {
+    const service = await spawnService({ ...scratch.env, LOG_LEVEL: 'info', ...LONG_DRAIN });
+    try {
+      await service.ready();
+      service.child.kill('SIGTERM');
+      for (let waited = 0; !service.stdout().includes('draining: health checks answer 503') && waited < 20_000; waited += 20) await sleep(20);
+      const health = await fetch(`${service.url}/healthz`);
+      expect(health.status).toBe(503);
+      await health.arrayBuffer();
+      service.child.kill('SIGINT');
+      expect(await service.exited).toEqual({ code: 0, signal: null });
+      expect(service.stdout()).toContain('drain ended early');
+      expect(service.stdout()).toContain('"msg":"stopped"');
+    } finally {
+      await service.stop();
+    }
+  });
+
   it.runIf(databaseUrl)('WORKERS=2: the primary forwards SIGTERM and waits for its workers to drain (PostgreSQL)', async () => {
     await drainScenario({ WORKERS: '2' });
   });

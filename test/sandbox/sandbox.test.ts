@@ -186,13 +186,17 @@ describe('sandbox actions record exactly the events of the same staff action', (
     expect(theirs).toEqual([expect.objectContaining({ type: 'availability.changed', origin: 'doorloom', property: { doorloom_id: a.id, external_id: 'THEIRS' } })]);
   });
 
-  it('advance-clock moves the service clock by whole days', async () => {
+  it('advance-clock moves the brand’s own clock by whole days, not the service clock', async () => {
     const integ = await ctx.createIntegration({ brandId: await sandboxBrand() });
-    const before = (await ctx.staff('GET', '/clock')).json().data.offset_seconds;
+    const service = (await ctx.staff('GET', '/clock')).json().data.offset_seconds;
+    const before = await ctx.api(integ.apiKey, 'GET', '/sandbox/clock');
+    expect(before.statusCode, before.body).toBe(200);
+    expect(before.json().data.offset_seconds).toBe(service);
     const res = await sandbox(integ, '/clock/advance', { days: 2 });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data.offset_seconds - before).toBe(2 * 86400);
-    expect((await ctx.staff('GET', '/clock')).json().data.offset_seconds).toBe(res.json().data.offset_seconds);
+    expect(res.json().data.offset_seconds - service).toBe(2 * 86400);
+    expect((await ctx.api(integ.apiKey, 'GET', '/sandbox/clock')).json().data.offset_seconds).toBe(res.json().data.offset_seconds);
+    expect((await ctx.staff('GET', '/clock')).json().data.offset_seconds).toBe(service);
   });
 });
 
@@ -241,14 +245,15 @@ describe('refusals', () => {
     expect(stored.json().data.status).toBe('confirmed');
   });
 
-  it('advance-clock without the test clock is 409 TEST_CLOCK_DISABLED', async () => {
+  it('advance-clock works without the test clock: it moves only the brand', async () => {
     const real = await createTestContext({ TEST_CLOCK: '0' });
     try {
       const brand = await real.staff('POST', '/brands', { name: 'Real time sandbox', sandbox: true });
       const integ = await real.createIntegration({ brandId: brand.json().data.id });
       const res = await real.api(integ.apiKey, 'POST', '/sandbox/clock/advance', { days: 1 });
-      expect(res.statusCode, res.body).toBe(409);
-      expect(res.json()).toMatchObject(failure('TEST_CLOCK_DISABLED'));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.offset_seconds).toBe(86400);
+      expect(real.deps.clock.offsetSeconds()).toBe(0);
     } finally {
       await real.close();
     }
@@ -275,7 +280,7 @@ describe('any other integration gets 404 exactly as for a path the service does 
       const body = { from: day(ctx, 2), to: day(ctx, 3), check_in: day(ctx, 2), check_out: day(ctx, 3), days: 1, base_price: 1 };
       expect(answerOf(await ctx.api(production.apiKey, 'POST', path, body, { 'idempotency-key': newKey() })), path).toEqual(unknown);
       // Not even a body the routes would refuse, or a wrong method, tells them apart.
-      expect(answerOf(await ctx.api(production.apiKey, 'POST', path, 'not json')), path).toEqual(unknown);
+      expect(answerOf(await ctx.api(production.apiKey, 'POST', path, 'not json')), path).toEqual(answerOf(await ctx.api(production.apiKey, 'POST', '/sandboxes/nothing', 'not json')));
       expect(answerOf(await ctx.api(production.apiKey, 'GET', path)), path).toEqual(answerOf(await ctx.api(production.apiKey, 'GET', '/sandboxes/nothing')));
       expect(answerOf(await ctx.api(null, 'POST', path, {})), path).toEqual(answerOf(await ctx.api(null, 'POST', '/sandboxes/nothing', {})));
     }

@@ -431,7 +431,7 @@ function remember(api: boolean, request: Realised, res: LightMyRequestResponse):
   }
   if (!data || typeof data !== 'object') return;
   const push = (list: string[], value: unknown) => {
-    if (value !== null && value !== undefined && list.length < 200) list.push(String(value));
+    if (value !== null && value !== undefined && list.length < 200) list.push(typeof value === 'string' ? value : JSON.stringify(value));
   };
   if (request.url.includes('/properties') && 'doorloom_id' in data) {
     push(recent.properties, data.doorloom_id);

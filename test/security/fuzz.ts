@@ -124,6 +124,7 @@ const CAP_LENGTHS = [1, 7, 8, 20, 21, 64, 65, 100, 101, 127, 128, 129, 255, 256,
 /** Edge values of the same type as the value they replace (`edge` edits): the limits of each type. */
 export const NUMBER_EDGES = [
   0, -1, 1, 1.5, 0.005, -0.001, 20, 21, 25, 26, 50, 51, 200, 201, 500, 501, 730, 731, 2147483647, 2147483648, -2147483649,
+  // eslint-disable-next-line no-loss-of-precision -- 2^53 + 1 rounds to 2^53, the first integer past the safe ones: the edge wanted.
   9007199254740993, 1e21, -1e21, 1e308, 5e-324, 9999999999.99, 10000000000, 99999999999999,
 ];
 const STRING_EDGES = [

@@ -69,6 +69,37 @@ describe('staff API rate limits', () => {
     expect((await call(ctx, ip, STAFF_TOKEN)).statusCode).toBe(200);
   });
 
+  it('a token that verified from the address keeps working through its lockout; a token new to the address waits', async () => {
+    startOfNextWindow(ctx);
+    const ip = freshAddress();
+    const minted = await ctx.staff('POST', '/staff-tokens', { name: 'new to the address' });
+    expect(minted.statusCode, minted.body).toBe(201);
+    const other = minted.json().data.token as string;
+    expect((await call(ctx, ip, STAFF_TOKEN)).statusCode).toBe(200);
+    const wrong = `dls_${'y'.repeat(40)}`;
+    for (let n = 0; n < 10; n++) expect((await call(ctx, ip, wrong)).statusCode).toBe(401);
+    expectRateLimited(await call(ctx, ip, wrong));
+    // Known from this address: evaluated, on the staff API, /metrics and the partner API alike.
+    expect((await call(ctx, ip, STAFF_TOKEN)).statusCode).toBe(200);
+    expect((await ctx.app.inject({ method: 'GET', url: '/metrics', remoteAddress: ip, headers: { authorization: `Bearer ${STAFF_TOKEN}` } })).statusCode).toBe(200);
+    const partner = await ctx.app.inject({ method: 'GET', url: '/api/integrations/v1/me', remoteAddress: ip, headers: { authorization: `Bearer ${STAFF_TOKEN}` } });
+    expect(partner.json()).toMatchObject(failure('NOT_INTEGRATION_TOKEN'));
+    // Right, but never verified from here: not evaluated until the lockout ends.
+    expectRateLimited(await call(ctx, ip, other));
+    expect((await call(ctx, freshAddress(), other)).statusCode).toBe(200);
+    // A second runtime on the same database (another process) knows it too, from the shared table.
+    const second = await buildApp({ ...ctx.deps, state: { ...ctx.deps.state, staffVerifiedFrom: new Map(), knownStaffCredentials: new Map() } });
+    await second.ready();
+    try {
+      expect((await call({ app: second }, ip, STAFF_TOKEN)).statusCode).toBe(200);
+      expectRateLimited(await call({ app: second }, ip, other));
+    } finally {
+      await second.close();
+    }
+    startOfNextWindow(ctx);
+    expect((await call(ctx, ip, other)).statusCode).toBe(200);
+  });
+
   it('no credential at all and an integration key are no guesses: they do not lock the address out', async () => {
     startOfNextWindow(ctx);
     const integration = await ctx.createIntegration();

@@ -53,7 +53,8 @@ describe('delivery by cursor', () => {
     const worker = startDeliveryWorker(ctx.deps, { pollMs: 50 });
     try {
       failFirst = 1; // the first event fails once, then everything goes
-      await eventually(() => receiver.of(integration.slug).length >= 1, 10_000, 'the failed attempt');
+      // recorded, not only received: the retry's wait starts from the clock at the recording
+      await eventually(async () => (await attemptsOf(ctx, integration.id)).length >= 1, 10_000, 'the failed attempt');
       await ctx.advanceClock(60); // past the first retry's wait
       await eventually(async () => (await cursorOf(integration.id)) === 5, 15_000, 'all delivered');
     } finally {
@@ -113,7 +114,7 @@ describe('delivery by cursor', () => {
 
     const backlog = (await backlogByIntegration(ctx.deps.db, [integration.id])).get(integration.id);
     const fifth = await ctx.deps.db.selectFrom('events').select('created_at').where('integration_id', '=', integration.id).where('sequence', '=', 5).executeTakeFirstOrThrow();
-    expect(backlog).toEqual({ undelivered: 2, oldestAt: new Date(fifth.created_at) });
+    expect(backlog).toEqual({ undelivered: 2, oldestAt: new Date(fifth.created_at), oldestBookingAt: null });
 
     // the backlog at a moment: recorded before it, not delivered by then (skipped never counts; 1 and 2 were answered 5 s ago)
     const now = ctx.deps.clock.nowMs();

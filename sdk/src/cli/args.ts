@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ParseArgsConfig } from 'node:util';
 import { createWebhookVerifier } from '../webhooks.js';
 
@@ -76,12 +77,83 @@ export function credentials(
   return { baseUrl: url, apiKey: apiKey ?? '', webhookSecrets: secrets };
 }
 
+/**
+ * The flags of the commands that run for long (listen, mirror). Their secrets come from the
+ * environment or from a file: a flag shows in `ps` to every user of the machine, so a secret given
+ * as one is refused. The secret flags stay declared only to say so.
+ */
+export const SECRET_FLAGS = {
+  'api-key': { env: CREDENTIAL_ENV['api-key'], file: 'api-key-file' },
+  'webhook-secret': { env: CREDENTIAL_ENV['webhook-secret'], file: 'webhook-secret-file' },
+  'read-token': { env: READ_TOKEN_ENV, file: 'read-token-file' },
+} as const;
+
+export type SecretName = keyof typeof SECRET_FLAGS;
+
+export const SECRET_FILE_OPTIONS = {
+  'api-key-file': { type: 'string' },
+  'webhook-secret-file': { type: 'string' },
+  'read-token-file': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Where a secret may come from, for messages: `DOORLOOM_API_KEY (or --api-key-file PATH)`. */
+export const secretSource = (name: SecretName) => `${SECRET_FLAGS[name].env} (or --${SECRET_FLAGS[name].file} PATH)`;
+
+/**
+ * A secret from its file flag, else from its environment variable; undefined when neither is set.
+ * Refuses the secret given as a flag, pointing to the variable. A file's trailing newline is not
+ * part of the secret.
+ */
+export function secretFromEnvOrFile(name: SecretName, values: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const { env: variable, file } = SECRET_FLAGS[name];
+  if (values[name] !== undefined) {
+    throw new ConfigurationError(`--${name} is refused: a flag shows in ps to every user of this machine; set ${variable}, or give --${file} PATH`);
+  }
+  const filePath = values[file];
+  if (typeof filePath === 'string' && filePath !== '') {
+    let text: string;
+    try {
+      text = readFileSync(filePath, 'utf8');
+    } catch (error) {
+      throw new ConfigurationError(`--${file}: cannot read ${filePath}: ${(error as Error).message}`);
+    }
+    const secret = text.replace(/\r?\n$/, '');
+    if (secret.trim() === '') throw new ConfigurationError(`--${file}: ${filePath} is empty`);
+    return secret;
+  }
+  return flagOrEnv(undefined, variable, env);
+}
+
+/**
+ * listen's and mirror's credentials: the base URL from --base-url or DOORLOOM_URL, the API key and
+ * the webhook secrets from the environment or files (see secretFromEnvOrFile).
+ */
+export function credentialsWithoutSecretFlags(values: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Credentials {
+  const apiKey = secretFromEnvOrFile('api-key', values, env);
+  const secrets = secretFromEnvOrFile('webhook-secret', values, env);
+  const webhookSecrets = secrets?.split(/[,\n]/).map((s) => s.trim()).filter(Boolean) ?? [];
+  const missing = [
+    ...(flagOrEnv(values['base-url'] as string | undefined, CREDENTIAL_ENV['base-url'], env) === undefined ? [`--base-url (or ${CREDENTIAL_ENV['base-url']})`] : []),
+    ...(apiKey === undefined ? [secretSource('api-key')] : []),
+    ...(webhookSecrets.length === 0 ? [secretSource('webhook-secret')] : []),
+  ];
+  if (missing.length > 0) throw new ConfigurationError(`missing ${missing.join(', ')}`);
+  const { baseUrl } = credentials({ 'base-url': values['base-url'] as string | undefined }, ['base-url'], env);
+  return { baseUrl, apiKey: apiKey!, webhookSecrets };
+}
+
+/** Loopback addresses and localhost: where plain http does not cross a network. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1' || host === '::ffff:127.0.0.1';
+}
+
 /** Refuses webhook secrets the SDK's verifier would refuse (too short a key), as a ConfigurationError. */
-export function checkWebhookSecrets(secrets: string[]): void {
+export function checkWebhookSecrets(secrets: string[], source = `--webhook-secret (or ${CREDENTIAL_ENV['webhook-secret']})`): void {
   try {
     createWebhookVerifier({ secrets });
   } catch (error) {
-    throw new ConfigurationError(`--webhook-secret (or ${CREDENTIAL_ENV['webhook-secret']}): ${(error as Error).message}`);
+    throw new ConfigurationError(`${source}: ${(error as Error).message}`);
   }
 }
 

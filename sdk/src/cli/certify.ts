@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigurationError, type Command, CREDENTIAL_OPTIONS, READ_TOKEN_ENV, credentials, flagOrEnv, parseFlags } from './args.js';
-import { certify as runChecks, generateWebhookSecret, type CertifyScheme, type CheckResult } from './certify-kit.js';
+import { generateWebhookSecret } from '../webhooks.js';
+import { certify as runChecks, type CertifyScheme, type CheckResult } from './certify-kit.js';
 
 export const CERTIFY_USAGE = `usage: doorloom-partner certify --receiver URL [--webhook-secret SECRET] [--scheme stripe|standard|both]
                                [--timeout SECONDS] [--state-url URL [--read-token TOKEN]] [--json]
@@ -36,7 +37,8 @@ function httpUrl(flag: string, value: string): string {
   return url.toString();
 }
 
-export function parseCertifyFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): CertifyFlags | 'help' {
+/** Reads `certify`'s flags (--help is main.ts's); every mistake is a ConfigurationError. */
+export function parseCertifyFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): CertifyFlags {
   const { values } = parseFlags(() =>
     parseArgs({
       args: argv,
@@ -48,13 +50,11 @@ export function parseCertifyFlags(argv: string[], env: NodeJS.ProcessEnv = proce
         'state-url': { type: 'string' },
         'read-token': { type: 'string' },
         json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: false,
     }),
   );
-  if (values.help) return 'help';
   if (!values.receiver) throw new ConfigurationError('missing --receiver (the URL of your webhook receiver)');
   const scheme = values.scheme ?? 'both';
   if (scheme !== 'stripe' && scheme !== 'standard' && scheme !== 'both') throw new ConfigurationError(`--scheme must be stripe, standard or both, got "${scheme}"`);
@@ -81,20 +81,9 @@ export function checkLine(check: CheckResult): string {
   return `${check.passed ? 'PASS' : 'FAIL'} ${check.name.padEnd(17)} ${answer} in ${e.ms} ms (expected ${e.expected}); sent ${e.sent}${e.error ? `; ${e.error}` : ''}`;
 }
 
-/** `doorloom-partner certify …`; resolves to the exit code. */
+/** `doorloom-partner certify …`; resolves to the exit code (a ConfigurationError is main.ts's to print). */
 export async function certifyCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let flags: CertifyFlags | 'help';
-  try {
-    flags = parseCertifyFlags(argv, env);
-  } catch (error) {
-    if (!(error instanceof ConfigurationError)) throw error;
-    process.stderr.write(`configuration error: ${error.message} (doorloom-partner certify --help)\n`);
-    return 2;
-  }
-  if (flags === 'help') {
-    process.stdout.write(`${CERTIFY_USAGE}\n`);
-    return 0;
-  }
+  const flags = parseCertifyFlags(argv, env);
   let secret = flags.secret;
   if (secret === null) {
     secret = generateWebhookSecret();

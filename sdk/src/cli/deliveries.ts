@@ -22,28 +22,17 @@ export function attemptLine(a: DeliveryAttempt): string {
   return `${a.attempted_at} #${a.sequence} ${a.type} attempt ${a.attempt} ${outcome} ${a.duration_ms}ms${next}${body}`;
 }
 
-/** `doorloom-partner deliveries …`: exit 0 listed, 1 refused or unreachable, 2 bad flags. */
+/** `doorloom-partner deliveries …`: exit 0 listed, 1 refused or unreachable; bad flags throw a ConfigurationError (main.ts: exit 2). */
 export async function deliveriesCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  if (args[0] === '--help' || args[0] === '-h') {
-    process.stdout.write(`${DELIVERIES_USAGE}\n`);
-    return 0;
+  const { values } = parseFlags(() =>
+    parseArgs({ args, options: { ...CREDENTIAL_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false }),
+  );
+  const creds = credentials(values, ['base-url', 'api-key'], env);
+  const limit = values.limit === undefined ? DEFAULT_LIMIT : Number(values.limit);
+  if (!/^\d+$/.test(values.limit ?? '1') || !Number.isSafeInteger(limit) || limit < 1) {
+    throw new ConfigurationError(`--limit must be a whole number of at least 1, got "${values.limit}"`);
   }
-  let options: { baseUrl: string; apiKey: string; limit: number; json: boolean };
-  try {
-    const { values } = parseFlags(() =>
-      parseArgs({ args, options: { ...CREDENTIAL_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false }),
-    );
-    const creds = credentials(values, ['base-url', 'api-key'], env);
-    const limit = values.limit === undefined ? DEFAULT_LIMIT : Number(values.limit);
-    if (!/^\d+$/.test(values.limit ?? '1') || !Number.isSafeInteger(limit) || limit < 1) {
-      throw new ConfigurationError(`--limit must be a whole number of at least 1, got "${values.limit}"`);
-    }
-    options = { baseUrl: creds.baseUrl, apiKey: creds.apiKey, limit, json: values.json === true };
-  } catch (error) {
-    if (!(error instanceof ConfigurationError)) throw error;
-    process.stderr.write(`configuration error: ${error.message} (doorloom-partner deliveries --help)\n`);
-    return 2;
-  }
+  const options = { baseUrl: creds.baseUrl, apiKey: creds.apiKey, limit, json: values.json === true };
   try {
     const client = createDoorloomClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
     const attempts: DeliveryAttempt[] = [];

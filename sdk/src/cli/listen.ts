@@ -1,23 +1,40 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDoorloomClient, DoorloomApiError, type DoorloomClient } from '../client/index.js';
+import { replaceFile } from '../store/replace-file.js';
 import { signDelivery } from '../webhooks.js';
-import { asConfigurationError, checkWebhookSecrets, ConfigurationError, CREDENTIAL_OPTIONS, credentials, logLine, parseFlags, untilSignal, type Command } from './args.js';
+import {
+  asConfigurationError,
+  checkWebhookSecrets,
+  ConfigurationError,
+  CREDENTIAL_OPTIONS,
+  credentialsWithoutSecretFlags,
+  isLoopbackHost,
+  logLine,
+  parseFlags,
+  SECRET_FILE_OPTIONS,
+  secretSource,
+  untilSignal,
+  type Command,
+} from './args.js';
 
 /** Where the cursor is kept when --cursor-file is not given (in the working directory). */
 export const DEFAULT_CURSOR_FILE = '.doorloom-listen-cursor.json';
 
 const USAGE = `doorloom-partner listen --forward-to URL [--cursor-file PATH] [--from-sequence N]
-                        [--base-url URL] [--api-key KEY] [--webhook-secret SECRET]
+                        [--base-url URL] [--api-key-file PATH] [--webhook-secret-file PATH]
 
   Reads GET /events from a cursor and forwards each event to URL, one at a time in sequence order,
   signed as the service signs its deliveries (X-Service-Signature and Standard Webhooks headers).
   The next event goes only after a 2xx; a failure is retried with backoff. The cursor moves only
   after a 2xx, so a sleep, a network drop or a kill loses nothing (an event may arrive twice).
-  Credentials come from the flags or DOORLOOM_URL, DOORLOOM_API_KEY, DOORLOOM_WEBHOOK_SECRET.
+  The base URL comes from --base-url or DOORLOOM_URL; it must be https unless it is this machine
+    (localhost, 127.x, ::1), since the webhook secret signs whatever it answers.
+  The API key and the webhook secret come from DOORLOOM_API_KEY and DOORLOOM_WEBHOOK_SECRET, or
+    from files (--api-key-file, --webhook-secret-file); as flags they would show in \`ps\`, and are refused.
   --cursor-file: where the cursor is kept (default ./${DEFAULT_CURSOR_FILE}).
   --from-sequence: on the first run, forward the events after N (default: the integration's
     current last sequence, so only new events); a cursor already in the file wins.
@@ -48,11 +65,24 @@ function parse(argv: string[]): Omit<ListenOptions, 'print' | 'log'> {
   const { values } = parseFlags(() =>
     parseArgs({
       args: argv,
-      options: { ...CREDENTIAL_OPTIONS, 'forward-to': { type: 'string' }, 'cursor-file': { type: 'string' }, 'from-sequence': { type: 'string' } },
+      options: {
+        ...CREDENTIAL_OPTIONS,
+        'api-key-file': SECRET_FILE_OPTIONS['api-key-file'],
+        'webhook-secret-file': SECRET_FILE_OPTIONS['webhook-secret-file'],
+        'forward-to': { type: 'string' },
+        'cursor-file': { type: 'string' },
+        'from-sequence': { type: 'string' },
+      },
       strict: true,
     }),
   );
-  const creds = credentials(values);
+  const creds = credentialsWithoutSecretFlags(values);
+  const base = new URL(creds.baseUrl);
+  if (base.protocol === 'http:' && !isLoopbackHost(base.hostname)) {
+    throw new ConfigurationError(
+      `--base-url ${base.origin} is plain http to another machine: what it answers would be signed with the webhook secret and forwarded; use https (plain http only to localhost)`,
+    );
+  }
   if (!values['forward-to']) throw new ConfigurationError('missing --forward-to (the local URL that receives the events)');
   let forwardTo: URL;
   try {
@@ -66,7 +96,7 @@ function parse(argv: string[]): Omit<ListenOptions, 'print' | 'log'> {
     fromSequence = Number(values['from-sequence']);
     if (!/^\d+$/.test(values['from-sequence']) || !Number.isSafeInteger(fromSequence)) throw new ConfigurationError('--from-sequence must be a whole number, 0 or more');
   }
-  checkWebhookSecrets(creds.webhookSecrets);
+  checkWebhookSecrets(creds.webhookSecrets, secretSource('webhook-secret'));
   return { ...creds, forwardTo, cursorFile: path.resolve(values['cursor-file'] || DEFAULT_CURSOR_FILE), fromSequence };
 }
 
@@ -173,7 +203,7 @@ interface Row {
 async function events(client: DoorloomClient, cursor: number, signal: AbortSignal, options: ListenOptions): Promise<{ rows: Row[]; hasMore: boolean; skipTo: number }> {
   try {
     const page = await client.listEvents({ after_sequence: cursor, limit: PAGE_SIZE }, { signal });
-    const rows = page.data.map((r) => ({ sequence: r.sequence, status: r.delivery.status, event: r.event as Record<string, unknown> }));
+    const rows = page.data.map((r) => ({ sequence: r.sequence, status: r.delivery.status, event: r.event }));
     return { rows, hasMore: page.cursor.has_more, skipTo: cursor };
   } catch (error) {
     const oldest = error instanceof DoorloomApiError && error.code === 'CURSOR_EXPIRED' ? Number((error.errors as { oldest_sequence?: unknown } | undefined)?.oldest_sequence) : NaN;
@@ -211,8 +241,8 @@ async function call<T>(options: ListenOptions, signal: AbortSignal, fn: () => Pr
 async function forward(options: ListenOptions, agent: http.Agent, event: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
   const body = JSON.stringify(event);
   const id = String(event.id);
-  const slug = String((event.integration as { slug?: unknown } | null)?.slug ?? '');
-  const property = (event.property as { doorloom_id?: unknown } | null)?.doorloom_id ?? '-';
+  const slug = String((event.integration as { slug?: string } | null)?.slug ?? '');
+  const property = (event.property as { doorloom_id?: number } | null)?.doorloom_id ?? '-';
   for (let wait = RETRY_MIN_MS; !signal.aborted; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
     const headers = signDelivery({ secrets: options.webhookSecrets, id, slug, body, version: String(event.version) });
     const started = performance.now();
@@ -286,24 +316,7 @@ async function readCursor(file: string): Promise<Cursor | null> {
   return value as Cursor;
 }
 
-/** Replaces the cursor file whole (temp file, fsync, rename, directory fsync): a crash leaves the old cursor or the new. */
+/** Replaces the cursor file whole (see replaceFile): a crash leaves the old cursor or the new. */
 async function writeCursor(file: string, cursor: Cursor): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  const handle = await open(tmp, 'w', 0o600);
-  try {
-    await handle.writeFile(`${JSON.stringify(cursor)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, file);
-  let dir: Awaited<ReturnType<typeof open>> | null = null;
-  try {
-    dir = await open(path.dirname(file), 'r');
-    await dir.sync();
-  } catch {
-    // some platforms cannot fsync a directory; the rename is still atomic there
-  } finally {
-    await dir?.close();
-  }
+  await replaceFile(file, `${JSON.stringify(cursor)}\n`);
 }

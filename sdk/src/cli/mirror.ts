@@ -10,17 +10,35 @@ import { isDate, toDay } from '../sync/dates.js';
 import { SyncEngine } from '../sync/engine.js';
 import { webhookHandler } from '../sync/receiver.js';
 import { createWebhookVerifier } from '../webhooks.js';
-import { asConfigurationError, checkWebhookSecrets, ConfigurationError, CREDENTIAL_OPTIONS, credentials, flagOrEnv, logLine, parseFlags, READ_TOKEN_ENV, untilSignal, type Command } from './args.js';
+import {
+  asConfigurationError,
+  checkWebhookSecrets,
+  ConfigurationError,
+  CREDENTIAL_OPTIONS,
+  credentialsWithoutSecretFlags,
+  logLine,
+  parseFlags,
+  SECRET_FILE_OPTIONS,
+  secretFromEnvOrFile,
+  secretSource,
+  untilSignal,
+  type Command,
+} from './args.js';
+
+/** The read token guards guest data on a listener that may face a network: too short a token can be guessed. */
+export const MIN_READ_TOKEN_LENGTH = 32;
 
 const USAGE = `doorloom-partner mirror --listen HOST:PORT --store DIR [--allowed-host HOST[:PORT]]... [--poll-ms MS]
-                        [--base-url URL] [--api-key KEY] [--webhook-secret SECRET] [--read-token TOKEN]
+                        [--base-url URL] [--api-key-file PATH] [--webhook-secret-file PATH] [--read-token-file PATH]
 
-  Credentials come from the flags or DOORLOOM_URL, DOORLOOM_API_KEY, DOORLOOM_WEBHOOK_SECRET and
-  DOORLOOM_MIRROR_READ_TOKEN (the environment keeps them out of \`ps\`).
-  --read-token (required): /mirror/* answers only requests with "Authorization: Bearer <token>".
+  The base URL comes from --base-url or DOORLOOM_URL. The secrets come from DOORLOOM_API_KEY,
+  DOORLOOM_WEBHOOK_SECRET and DOORLOOM_MIRROR_READ_TOKEN, or from the files named by the -file flags;
+  as flags they would show in \`ps\`, and are refused.
+  The read token (required, at least ${MIN_READ_TOKEN_LENGTH} characters): /mirror/* answers only requests with
+    "Authorization: Bearer <token>".
   --allowed-host: a Host header to accept besides the listen address and localhost (repeatable);
     the public name the service delivers to must be listed. Any other Host is refused with 421.
-  --webhook-secret may be given twice during a secret rotation (both verify).
+  During a webhook secret rotation, give both secrets, separated by a comma or a newline (both verify).
   --poll-ms: how often to replay GET /events and poll GET /bookings besides webhooks (default 2000).`;
 
 function parse(argv: string[]): Omit<MirrorOptions, 'log'> {
@@ -29,6 +47,7 @@ function parse(argv: string[]): Omit<MirrorOptions, 'log'> {
       args: argv,
       options: {
         ...CREDENTIAL_OPTIONS,
+        ...SECRET_FILE_OPTIONS,
         listen: { type: 'string' },
         store: { type: 'string' },
         'poll-ms': { type: 'string' },
@@ -38,12 +57,15 @@ function parse(argv: string[]): Omit<MirrorOptions, 'log'> {
       strict: true,
     }),
   );
-  const creds = credentials(values);
-  checkWebhookSecrets(creds.webhookSecrets);
-  const readToken = flagOrEnv(values['read-token'], READ_TOKEN_ENV);
+  const creds = credentialsWithoutSecretFlags(values);
+  checkWebhookSecrets(creds.webhookSecrets, secretSource('webhook-secret'));
+  const readToken = secretFromEnvOrFile('read-token', values);
   const missing = ['listen', 'store'].filter((k) => !values[k as keyof typeof values]).map((m) => `--${m}`);
-  if (!readToken) missing.push(`--read-token (or ${READ_TOKEN_ENV}): the mirror serves guest data only to its holder`);
+  if (!readToken) missing.push(`${secretSource('read-token')}: the mirror serves guest data only to its holder`);
   if (missing.length > 0) throw new ConfigurationError(`missing ${missing.join(', ')}`);
+  if (readToken!.length < MIN_READ_TOKEN_LENGTH) {
+    throw new ConfigurationError(`${secretSource('read-token')}: the read token needs at least ${MIN_READ_TOKEN_LENGTH} characters (make one with: openssl rand -hex 32)`);
+  }
   const allowedHosts = (values['allowed-host'] ?? []).map((h) => h.trim().toLowerCase());
   const badHost = allowedHosts.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h));
   if (badHost !== undefined) throw new ConfigurationError(`--allowed-host must be HOST or HOST:PORT, got "${badHost}"`);

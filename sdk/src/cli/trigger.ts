@@ -74,7 +74,7 @@ export function parseTrigger(args: string[], env: NodeJS.ProcessEnv = process.en
   const missing = REQUIRED[action as TriggerAction].filter((flag) => values[flag] === undefined || values[flag] === '');
   if (missing.length > 0) throw new ConfigurationError(`${action} needs ${missing.map((m) => `--${m}`).join(', ')}`);
   for (const flag of ['from', 'to'] as const) {
-    if (values[flag] !== undefined && !DATE.test(values[flag]!)) throw new ConfigurationError(`--${flag} must be a date YYYY-MM-DD, got "${values[flag]}"`);
+    if (values[flag] !== undefined && !DATE.test(values[flag])) throw new ConfigurationError(`--${flag} must be a date YYYY-MM-DD, got "${values[flag]}"`);
   }
   if (values.scope !== undefined && values.scope !== 'everywhere' && values.scope !== 'ota_only') {
     throw new ConfigurationError(`--scope must be everywhere or ota_only, got "${values.scope}"`);
@@ -138,20 +138,9 @@ export function refusalLine(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** `doorloom-partner trigger …`: exit 0 done, 1 refused by the service or unreachable, 2 bad flags. */
+/** `doorloom-partner trigger …`: exit 0 done, 1 refused by the service or unreachable; bad flags throw a ConfigurationError (main.ts: exit 2). */
 export async function triggerCommand(args: string[]): Promise<number> {
-  if (args[0] === '--help' || args[0] === '-h') {
-    process.stdout.write(`${TRIGGER_USAGE}\n`);
-    return 0;
-  }
-  let request: TriggerRequest;
-  try {
-    request = parseTrigger(args);
-  } catch (error) {
-    if (!(error instanceof ConfigurationError)) throw error;
-    process.stderr.write(`configuration error: ${error.message} (doorloom-partner trigger --help)\n`);
-    return 2;
-  }
+  const request = parseTrigger(args);
   try {
     const client = createDoorloomClient({ baseUrl: request.baseUrl, apiKey: request.apiKey });
     process.stdout.write(`${JSON.stringify(await runTrigger(client, request), null, 2)}\n`);

@@ -270,7 +270,7 @@ export function createDoorloomClient(options: DoorloomClientOptions): DoorloomCl
         if (page >= result.pagination.last_page || result.data.length < perPage) return;
         // The filter is inclusive: restart from the newest updated_at of this page. When the whole
         // page shares one updated_at, that would ask for the same page again: step to the next one.
-        const newest = result.data[result.data.length - 1]!.updated_at;
+        const newest = result.data[result.data.length - 1].updated_at;
         if (since === undefined || Date.parse(newest) > Date.parse(since)) {
           since = newest;
           page = 1;

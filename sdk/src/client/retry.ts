@@ -113,8 +113,8 @@ async function classify(response: Response): Promise<typeof FINAL | { reason: st
     return { reason: `status ${status}`, retryAfterMs: after === null ? null : after * 1000, inProgress: false };
   }
   if (status === 409 || status === 429) {
-    const body = await response.clone().json().catch(() => null);
-    const code = typeof body?.code === 'string' ? (body.code as string) : `HTTP_${status}`;
+    const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null;
+    const code = typeof body?.code === 'string' ? body.code : `HTTP_${status}`;
     if (status === 409) return code === 'IN_PROGRESS' ? { reason: '409 IN_PROGRESS', retryAfterMs: null, inProgress: true } : FINAL;
     // A second full sync within 24 hours is refused until the window has passed: not a wait to sit out.
     if (code === 'SYNC_TOO_SOON') return FINAL;
@@ -144,6 +144,7 @@ function errorText(error: unknown): string {
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an abort rejects with the signal's reason, whatever its caller chose.
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -151,6 +152,7 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as above.
       reject(signal!.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -417,6 +417,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sandbox: the brand’s clock
+         * @description The clock is the calling integration’s brand’s own: it drives that brand’s data (today for bookings and snapshots, the horizon and its roll, events’ created_at and retention, the 24-hour re-sync window, the delivery retry ladder, pause and probe). Rate limits, staff tokens, leases, idempotency records and webhook signature timestamps stay on the service clock, so receivers verify every delivery.
+         */
+        get: operations["getSandboxClock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/clock/advance": {
         parameters: {
             query?: never;
@@ -427,8 +447,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sandbox: move the service clock forward by whole days (test clock only)
-         * @description Only when the service runs with TEST_CLOCK=1; otherwise 409 TEST_CLOCK_DISABLED. The clock is the whole service’s, as staff `POST /clock` moves it: retries, the horizon roll and other time rules that fell due run within about a second.
+         * Sandbox: move the brand’s clock forward by whole days
+         * @description The clock is the calling integration’s brand’s own: it drives that brand’s data (today for bookings and snapshots, the horizon and its roll, events’ created_at and retention, the 24-hour re-sync window, the delivery retry ladder, pause and probe). Rate limits, staff tokens, leases, idempotency records and webhook signature timestamps stay on the service clock, so receivers verify every delivery. Forward only. The horizon roll and event retention that fell due run before the answer; deliveries and retries within about a second.
          */
         post: operations["postSandboxClockAdvance"];
         delete?: never;
@@ -2898,7 +2918,7 @@ export interface operations {
                          */
                         currency?: "INR";
                     };
-                    /** @description Defaults to DL-<id> */
+                    /** @description Defaults to DL-<n>, numbered per brand; unique among the brand’s host bookings */
                     external_booking_id?: string;
                     /**
                      * @description pending or confirmed (default); both hold inventory
@@ -3325,6 +3345,49 @@ export interface operations {
             503: components["responses"]["Failure503"];
         };
     };
+    getSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description The brand’s clock (ISO-8601 with +05:30) */
+                            now: string;
+                            /** @description How far the brand’s clock runs ahead of real time */
+                            offset_seconds: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Failure400"];
+            401: components["responses"]["Failure401"];
+            403: components["responses"]["Failure403"];
+            408: components["responses"]["Failure408"];
+            414: components["responses"]["Failure414"];
+            429: components["responses"]["Failure429"];
+            431: components["responses"]["Failure431"];
+            503: components["responses"]["Failure503"];
+        };
+    };
     postSandboxClockAdvance: {
         parameters: {
             query?: never;
@@ -3335,7 +3398,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Days to move the service clock forward (1 to 366) */
+                    /** @description Days to move the brand’s clock forward (1 to 366) */
                     days: number;
                 };
             };
@@ -3357,9 +3420,9 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            /** @description The service clock after the move (ISO-8601 with +05:30) */
+                            /** @description The brand’s clock (ISO-8601 with +05:30) */
                             now: string;
-                            /** @description How far the service clock runs ahead of real time */
+                            /** @description How far the brand’s clock runs ahead of real time */
                             offset_seconds: number;
                         };
                     };
@@ -3369,7 +3432,6 @@ export interface operations {
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
             408: components["responses"]["Failure408"];
-            409: components["responses"]["Failure409"];
             413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
             415: components["responses"]["Failure415"];

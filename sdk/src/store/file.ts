@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { replaceFile } from './replace-file.js';
 import type { SyncStore } from './store.js';
 
 export interface FileStoreOptions {
@@ -55,7 +56,7 @@ export class FileStore implements SyncStore {
     });
     if (checkpoint !== null) await chmod(checkpointPath, FILE_MODE);
     if (checkpoint !== null) {
-      for (const [key, value] of JSON.parse(checkpoint).entries as Array<[string, unknown]>) this.data.set(key, value);
+      for (const [key, value] of (JSON.parse(checkpoint) as { entries: Array<[string, unknown]> }).entries) this.data.set(key, value);
     }
 
     const journalPath = path.join(this.dir, JOURNAL);
@@ -69,7 +70,7 @@ export class FileStore implements SyncStore {
       const line = bytes.subarray(start, end).toString('utf8');
       const body = line.slice(17);
       if (line[16] !== ' ' || digest(body) !== line.slice(0, 16)) break;
-      this.apply(JSON.parse(body));
+      this.apply(JSON.parse(body) as Array<[string, unknown]>);
       start = end + 1;
       valid = start;
     }
@@ -115,17 +116,7 @@ export class FileStore implements SyncStore {
   /** Writes the whole map as a new checkpoint and empties the journal. */
   async compact(): Promise<void> {
     if (!this.journal) return;
-    const tmp = path.join(this.dir, `${CHECKPOINT}.tmp`);
-    const file = await open(tmp, 'w', FILE_MODE);
-    try {
-      await file.chmod(FILE_MODE);
-      await file.writeFile(JSON.stringify({ version: 1, entries: [...this.data] }));
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(tmp, path.join(this.dir, CHECKPOINT));
-    await syncDirectory(this.dir);
+    await replaceFile(path.join(this.dir, CHECKPOINT), JSON.stringify({ version: 1, entries: [...this.data] }));
     await this.journal.truncate(0);
     await this.journal.sync();
     this.journalBytes = 0;
@@ -162,17 +153,4 @@ async function privateDirectory(dir: string): Promise<void> {
   const own = typeof process.getuid !== 'function' || info.uid === process.getuid();
   const sticky = (info.mode & 0o1000) !== 0;
   if ((info.mode & 0o077) !== 0 && own && !sticky) await chmod(dir, DIR_MODE);
-}
-
-/** fsync of a directory makes a rename in it durable (no-op where directories cannot be opened). */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | null = null;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // some platforms refuse to open or fsync a directory; the rename is still atomic there
-  } finally {
-    await handle?.close();
-  }
 }

@@ -41,6 +41,7 @@ export interface EventEnvelope {
   created_at?: string;
   property?: PropertyRef | null;
   window?: { from: string; to: string } | null;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shape depends on `type`; partners' code reads it without a cast.
   data: any;
 }
 
@@ -48,6 +49,7 @@ export interface SnapshotResult {
   /** The watermark read before the payload was built. */
   sequence: number;
   window: { from: string; to: string };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shape depends on the kind; partners' code reads it without a cast.
   data: any;
 }
 

@@ -35,10 +35,10 @@ export function clientSyncApi(client: DoorloomClient): SyncApi {
     },
     async listBookings({ updatedSince, page, perPage }) {
       const res = await client.listBookings({ ...(updatedSince ? { updated_since: updatedSince } : {}), page, per_page: perPage });
-      return { bookings: res.data as never, lastPage: res.pagination.last_page };
+      return { bookings: res.data, lastPage: res.pagination.last_page };
     },
     async sync(body) {
-      return client.sync(body as never);
+      return client.sync(body);
     },
   };
 }

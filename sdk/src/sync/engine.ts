@@ -132,7 +132,7 @@ export class SyncEngine {
 
   property(id: number): PropertyBlock | null {
     const record = this.committed.get(`p:${id}`) as PropertyRecord | undefined;
-    return record?.block ? ({ ...record.block, units: record.units } as PropertyBlock) : null;
+    return record?.block ? ({ ...record.block, units: record.units }) : null;
   }
 
   /** The snapshot `data.data` shape of a window; null for a property not held. */
@@ -330,7 +330,7 @@ export class SyncEngine {
           failed = true; // the others stop taking tasks
           throw error;
         }
-        await this.step((step) => step.applyWindowed(task.kind, task.id, snapshot.sequence, snapshot.data, true));
+        await this.step((step) => step.applyWindowed(task.kind, task.id, snapshot.sequence, snapshot.data as Record<string, unknown>, true));
       }
     };
     const outcomes = await Promise.allSettled(Array.from({ length: SNAPSHOT_CONCURRENCY }, worker));

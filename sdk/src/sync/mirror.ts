@@ -182,20 +182,22 @@ export class Step {
     const seq = event.sequence;
     if (typeof seq !== 'number') return;
     const propertyId = event.property?.doorloom_id ?? null;
+    // The payload's shape depends on the type.
+    const data = event.data as { units?: Array<Record<string, unknown>>; property?: PropertyBlock; booking?: Booking } | null | undefined;
     switch (event.type) {
       case 'availability.changed':
       case 'rates.changed':
       case 'restrictions.changed':
-        if (propertyId !== null) this.applyWindowed(event.type.slice(0, -'.changed'.length) as WindowedKind, propertyId, seq, event.data);
+        if (propertyId !== null) this.applyWindowed(event.type.slice(0, -'.changed'.length) as WindowedKind, propertyId, seq, event.data as Record<string, unknown>);
         break;
       case 'inventory.changed':
-        if (propertyId !== null) this.applyUnits(propertyId, seq, (event.data?.units ?? []) as Array<Record<string, unknown>>, true);
+        if (propertyId !== null) this.applyUnits(propertyId, seq, data?.units ?? [], true);
         break;
       case 'property.changed':
-        if (propertyId !== null && event.data?.property) this.applyBlock(event.data.property as PropertyBlock, seq);
+        if (propertyId !== null && data?.property) this.applyBlock(data.property, seq);
         break;
       case 'booking.changed':
-        if (event.data?.booking) this.applyBooking(event.data.booking as Booking, seq);
+        if (data?.booking) this.applyBooking(data.booking, seq);
         break;
       default:
         // kinds this engine does not know yet are recorded as applied and otherwise passed over
@@ -287,7 +289,7 @@ export class Step {
    */
   applyBlock(raw: PropertyBlock, seq: number, read = false): void {
     const id = raw.doorloom_id;
-    this.applyUnits(id, seq, (raw.units ?? []) as unknown as Array<Record<string, unknown>>, false, read);
+    this.applyUnits(id, seq, raw.units ?? [], false, read);
     const record = this.property(id);
     if (seq < record.seq || (seq === record.seq && !read)) return;
     const block = {} as Record<string, unknown>;
@@ -323,7 +325,7 @@ export function readProperties(map: Map<string, unknown>): PropertyBlock[] {
   for (const [key, value] of map) {
     if (!key.startsWith('p:')) continue;
     const record = value as PropertyRecord;
-    if (record.block) out.push({ ...record.block, units: record.units } as PropertyBlock);
+    if (record.block) out.push({ ...record.block, units: record.units });
   }
   return out.sort((a, b) => a.doorloom_id - b.doorloom_id);
 }

@@ -28,7 +28,7 @@ export function webhookHandler(engine: SyncEngine, verify: WebhookVerifier) {
     } catch {
       return reply(413, { success: false, code: 'PAYLOAD_TOO_LARGE', message: 'The body is too large.' });
     }
-    let genuine = false;
+    let genuine: boolean;
     try {
       genuine = await verify(raw, req.headers);
     } catch {
@@ -37,7 +37,7 @@ export function webhookHandler(engine: SyncEngine, verify: WebhookVerifier) {
     if (!genuine) return reply(401, { success: false, code: 'INVALID_SIGNATURE', message: 'The signature does not verify.' });
     let event: EventEnvelope;
     try {
-      event = JSON.parse(raw.toString('utf8'));
+      event = JSON.parse(raw.toString('utf8')) as EventEnvelope;
     } catch {
       return reply(400, { success: false, code: 'INVALID_JSON', message: 'The body is not JSON.' });
     }

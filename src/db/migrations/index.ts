@@ -21,6 +21,11 @@ import * as staffTokenScopes from './2026_11_28_0301_staff_token_scopes.js';
 
 import * as workLeases from './2026_11_28_0201_work_leases.js';
 import * as deliveryMarks from './2026_11_28_0501_delivery_marks.js';
+import * as alertNotices from './2026_11_29_0101_alert_notices.js';
+import * as hostIdsPerBrand from './2026_11_29_0101_host_ids_per_brand.js';
+import * as staffAuthKnown from './2026_11_29_0201_staff_auth_known.js';
+import * as brandClocks from './2026_11_29_0301_brand_clocks.js';
+import * as attemptPrivateAnswer from './2026_11_29_0401_attempt_private_answer.js';
 
 /**
  * Every migration, by dated name (applied in name order). Listed here rather than read from the
@@ -47,4 +52,9 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0301_staff_token_scopes': staffTokenScopes,
   '2026_11_28_0401_brand_sandbox': brandSandbox,
   '2026_11_28_0501_delivery_marks': deliveryMarks,
+  '2026_11_29_0101_alert_notices': alertNotices,
+  '2026_11_29_0101_host_ids_per_brand': hostIdsPerBrand,
+  '2026_11_29_0201_staff_auth_known': staffAuthKnown,
+  '2026_11_29_0301_brand_clocks': brandClocks,
+  '2026_11_29_0401_attempt_private_answer': attemptPrivateAnswer,
 };

@@ -2,8 +2,8 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
-import { availabilityForStay, isHoldConflict, unavailable } from '../calendar/calendar.holds.js';
+import { fail, type AppError, notFound, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { availabilityForStay, HoldConflict, unavailable, type StayQuery } from '../calendar/calendar.holds.js';
 import { type StayRules } from './bookings.input.js';
 import { bookingUnits, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import type { UnitEntryInput } from './bookings.schemas.js';
@@ -12,11 +12,6 @@ import { isHost, type BookingRow, type Viewer } from './bookings.sql.js';
 import type { BookingUnit, MealPlan } from './bookings.tables.js';
 
 export const rulesOf = (deps: Deps): StayRules => ({ maxStayNights: deps.config.maxStayNights });
-
-export const isUniqueViolation = (error: unknown, constraint: string) => {
-  const e = error as { code?: string; constraint?: string; message?: string } | null;
-  return e?.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
-};
 
 // ---------------------------------------------------------------------------------------------
 // Refusals
@@ -73,7 +68,7 @@ export function resolveUnits(entries: UnitEntryInput[], units: PropertyUnit[]): 
     if (unit && !unit.isActive) inactive[`units.${i}`] = { inventory_id: unit.id, is_active: false };
   });
   if (Object.keys(inactive).length > 0) {
-    throw new AppError(422, 'UNIT_INACTIVE', 'A unit of this booking is off sale and cannot be booked.', inactive);
+    throw fail('UNIT_INACTIVE', 'A unit of this booking is off sale and cannot be booked.', inactive);
   }
   return entries.map((entry, i) => ({
     unitId: resolved[i]?.id ?? null,
@@ -108,29 +103,15 @@ export async function viewOf(deps: Deps, viewer: Viewer, row: BookingRow): Promi
   return bookingView(row, await idsFor(deps.db, viewer, row));
 }
 
-export interface StayRequest {
-  propertyId: number;
-  checkIn: string;
-  checkOut: string;
-  channel: string;
-  integrationId: number | null;
-  excludeBookingId?: number;
-}
-
 /**
- * A lost race on a (unit, night) hold: another booking took it between our check and our insert
- * (only a writer that skipped the calendar lock could do that). Answers 409 with the picture as
- * it is now, read afresh since the failed transaction is gone.
+ * A lost race on a (unit, night) hold (HoldConflict): another booking took it between our check
+ * and our insert. Answers 409 with the picture as it is now, read afresh since the failed
+ * transaction is gone.
  */
-export async function unavailableNow(deps: Deps, request: StayRequest): Promise<AppError> {
-  const stay = await deps.db.transaction().execute((trx) =>
-    availabilityForStay(trx, request.propertyId, request.checkIn, request.checkOut, {
-      channel: request.channel,
-      integrationId: request.integrationId,
-      excludeBookingId: request.excludeBookingId,
-    }),
-  );
-  return unavailable(stay);
+export async function unavailableNow(deps: Deps, stay: StayQuery): Promise<AppError> {
+  const { propertyId, checkIn, checkOut, ...options } = stay;
+  const now = await deps.db.transaction().execute((trx) => availabilityForStay(trx, propertyId, checkIn, checkOut, options));
+  return unavailable(now);
 }
 
 /**
@@ -138,13 +119,15 @@ export async function unavailableNow(deps: Deps, request: StayRequest): Promise<
  * by the service: the next attempt sees the winner's holds and picks around them. Named units
  * are not re-chosen, so their conflict is final (409).
  */
-export async function retryPicks<T>(picks: () => boolean, write: () => Promise<T>): Promise<T> {
+export async function retryPicks<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
-      if (!picks() || attempt >= 3 || !isHoldConflict(error)) throw error;
+      if (!(error instanceof HoldConflict && error.picked) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
     }
   }
 }
 
+/** Attempts of a booking write whose picked units lost a race (retryPicks, createBooking). */
+export const MAX_WRITE_ATTEMPTS = 3;

@@ -1,9 +1,11 @@
 /** Booking creates: the partner's POST /bookings and the host's staff create. */
-import type { RawBuilder } from 'kysely';
 import type { Deps } from '../../deps.js';
+import { successBody } from '../../http/envelope.js';
 import { notFound, validationFailed } from '../../http/errors.js';
+import { dataClock } from '../../lib/clock.js';
 import { kolkataDate } from '../../lib/time.js';
-import { decideStay, holdStay, isHoldConflict, refuseUnbookable } from '../calendar/calendar.holds.js';
+import { isUniqueViolation } from '../../lib/unique-violation.js';
+import { decideStay, holdStay, HoldConflict, refuseUnbookable } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
@@ -11,21 +13,46 @@ import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
 import { unitOfWork, type AppendTarget, type UnitOfWork } from '../events/events.log.js';
 import { coveredPropertyId } from '../properties/properties.resolve.js';
-import { propertyExists, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
-import { bookingInsert, nextBookingId, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
-import { isUniqueViolation, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
+import { propertyBrandId, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
+import { bookingInsert, hostBookingIdOf, nextHostBookingName, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import { MAX_WRITE_ATTEMPTS, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Create
 
-export interface CreateResult {
+/**
+ * The answer of POST /bookings, serialised once: 201 with the new booking, or 200 with the
+ * integration's booking of the same external_booking_id as it is now (`data.duplicate`).
+ */
+export interface CreateAnswer {
   status: 200 | 201;
-  booking: BookingView;
+  body: string;
 }
 
-async function duplicateOf(deps: Deps, integrationId: number, row: BookingRow): Promise<CreateResult> {
-  return { status: 200, booking: await viewOf(deps, { integrationId }, row) };
+/** Stores a create's answer in the booking's own transaction, as its last statement (the request's idempotency record). */
+export type CompleteInTransaction = (uow: UnitOfWork, answer: CreateAnswer) => Promise<void>;
+
+function createdAnswer(booking: BookingView): CreateAnswer {
+  return { status: 201, body: JSON.stringify(successBody('Booking created.', { ...booking, duplicate: false })) };
 }
+
+function duplicateAnswer(booking: BookingView): CreateAnswer {
+  return { status: 200, body: JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...booking, duplicate: true })) };
+}
+
+/** What one create transaction came to. */
+type CreateOutcome =
+  /** Written and committed, its answer stored with it. */
+  | { kind: 'created'; answer: CreateAnswer }
+  /** The integration already has a booking of this external_booking_id; nothing written. */
+  | { kind: 'duplicate'; row: BookingRow }
+  /**
+   * The database refused the write, rolled back: a concurrent create of the same
+   * external_booking_id won (`external_id`), or another booking took a (unit, night) between the
+   * decision and the write (`holds`, with the stay and whether the service picked units).
+   */
+  | { kind: 'conflict'; on: 'external_id' }
+  | { kind: 'conflict'; on: 'holds'; lost: HoldConflict };
 
 interface StayInput {
   externalBookingId: string;
@@ -71,16 +98,18 @@ async function writeNewBooking(
     requested: RequestedUnit[];
     input: StayInput;
     ids: ViewIds;
-    /** A host booking without an id of its own is named after its service id (DL-<id>). */
-    hostId: boolean;
+    /** The brand of a host booking: one without an id of its own gets the brand's next `DL-<n>`. */
+    hostBrandId: number | null;
     targets?: AppendTarget[];
   },
 ): Promise<BookingRow> {
   const { actorIntegrationId, input } = write;
   const now = deps.clock.now();
-  const id = write.hostId ? await nextBookingId(trx) : undefined;
+  const hostBrandId = write.hostBrandId;
+  const externalBookingId = hostBrandId !== null && !input.externalBookingId ? await nextHostBookingName(trx, hostBrandId) : input.externalBookingId;
   const values = (units: BookingUnit[]) => ({
-    ...(id !== undefined ? { id, external_booking_id: input.externalBookingId || `DL-${id}` } : { external_booking_id: input.externalBookingId }),
+    external_booking_id: externalBookingId,
+    brand_id: hostBrandId,
     integration_id: actorIntegrationId,
     property_id: lock.propertyId,
     status: input.status,
@@ -91,7 +120,6 @@ async function writeNewBooking(
     guest_phone_code: input.guest.phone_code ?? null,
     guest_mobile: input.guest.mobile ?? null,
     total: input.total,
-    currency: 'INR',
     notes: input.notes ?? null,
     source_channel: input.channel,
     source_reference: input.reference ?? null,
@@ -129,57 +157,58 @@ async function writeNewBooking(
  * PROPERTY_NOT_MAPPED / PROPERTY_ARCHIVED / PROPERTY_INACTIVE), the units (422, UNIT_INACTIVE),
  * then availability (409 UNAVAILABLE) and 201.
  */
-export async function createBooking(
+export async function createBooking(deps: Deps, integrationId: number, body: CreateBookingInput, complete?: CompleteInTransaction): Promise<CreateAnswer> {
+  const input = checkPropertyRef(body);
+  const today = kolkataDate(dataClock(deps.clock, 'today', { integrationId }).now());
+  // A lost race is final unless the service picked units: then the next attempt picks around the winner.
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await createTransaction(deps, integrationId, input, today, complete);
+    if (outcome.kind === 'created') return outcome.answer;
+    if (outcome.kind === 'duplicate') return duplicateAnswer(await viewOf(deps, { integrationId }, outcome.row));
+    if (outcome.on === 'external_id') {
+      // the concurrent create's booking, as a duplicate (the next attempt would find it too)
+      const winner = await selectOwnByExternalId(deps.db, integrationId, input.external_booking_id);
+      if (winner) return duplicateAnswer(await viewOf(deps, { integrationId }, winner));
+      if (attempt >= MAX_WRITE_ATTEMPTS) throw new Error('booking create: the external_booking_id conflicts, but no booking holds it');
+    } else if (!outcome.lost.picked || attempt >= MAX_WRITE_ATTEMPTS) {
+      throw await unavailableNow(deps, outcome.lost.stay);
+    }
+  }
+}
+
+/** One create, lock → read → decide → write, in one transaction; a refusal is thrown, a lost race answered as a conflict. */
+async function createTransaction(
   deps: Deps,
   integrationId: number,
-  body: CreateBookingInput,
-  options: {
-    /** A statement made from the answer (the request's idempotency record), run as the new booking's transaction's last write. */
-    inTransaction?: (created: CreateResult) => RawBuilder<unknown> | null;
-  } = {},
-): Promise<CreateResult> {
-  const input = checkPropertyRef(body);
-  const stay = stayOf(input, input.external_booking_id, input.source.channel);
-  const today = kolkataDate(deps.clock.now());
-  let picks = false;
-  let propertyId: number | null = null;
-  const attempt = () =>
-    unitOfWork(deps, async (trx) => {
+  input: ReturnType<typeof checkPropertyRef>,
+  today: string,
+  complete: CompleteInTransaction | undefined,
+): Promise<CreateOutcome> {
+  try {
+    return await unitOfWork(deps, async (trx): Promise<CreateOutcome> => {
       const lock = await lockProperty(trx, coveredPropertyId(integrationId, input.property));
       const context = await selectCreateContext(trx, integrationId, input.external_booking_id, lock?.propertyId ?? null);
       if (context.existingId !== null) {
         const existing: BookingRow | undefined = await selectVisibleBooking(trx, { integrationId }, { id: context.existingId });
-        if (existing !== undefined) return { duplicate: existing };
+        if (existing !== undefined) return { kind: 'duplicate', row: existing };
       }
       notBeforeToday(input.check_in, today);
       if (!lock) throw propertyNotMapped('No property this integration covers matches the reference.');
       refuseUnbookable(lock.status);
-      propertyId = lock.propertyId;
       const requested = resolveUnits(input.units, context.units);
-      picks = requested.some((r) => r.unitId === null);
       const ids: ViewIds = {
         propertyExternalId: context.propertyExternalId,
         aliases: new Map(context.units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
       };
-      const row = await writeNewBooking(deps, trx, lock, { actorIntegrationId: integrationId, requested, input: stay, ids, hostId: false, targets: context.targets });
-      const created: CreateResult = { status: 201, booking: bookingView(row, ids) };
-      const also = options.inTransaction?.(created);
-      if (also) trx.send(also);
-      return { created };
+      const stay = stayOf(input, input.external_booking_id, input.source.channel);
+      const row = await writeNewBooking(deps, trx, lock, { actorIntegrationId: integrationId, requested, input: stay, ids, hostBrandId: null, targets: context.targets });
+      const answer = createdAnswer(bookingView(row, ids));
+      await complete?.(trx, answer);
+      return { kind: 'created', answer };
     });
-  try {
-    const outcome = await retryPicks(() => picks, attempt);
-    if (outcome.duplicate) return duplicateOf(deps, integrationId, outcome.duplicate);
-    return outcome.created;
   } catch (error) {
-    if (isUniqueViolation(error, 'bookings_external_id')) {
-      // A concurrent create with the same external_booking_id won: answer as a duplicate.
-      const winner = await selectOwnByExternalId(deps.db, integrationId, input.external_booking_id);
-      if (winner) return duplicateOf(deps, integrationId, winner);
-    }
-    if (isHoldConflict(error) && propertyId !== null) {
-      throw await unavailableNow(deps, { propertyId, checkIn: stay.checkIn, checkOut: stay.checkOut, channel: stay.channel, integrationId });
-    }
+    if (isUniqueViolation(error, 'bookings_external_id')) return { kind: 'conflict', on: 'external_id' };
+    if (error instanceof HoldConflict) return { kind: 'conflict', on: 'holds', lost: error };
     throw error;
   }
 }
@@ -187,45 +216,35 @@ export async function createBooking(
 /**
  * Staff POST /properties/{id}/bookings: a host booking (origin doorloom for every integration
  * that covers the property). Units by inventory_id or picked by the service; the id defaults to
- * DL-<id>; the channel to `direct`.
+ * the brand's next DL-<n>; the channel to `direct`.
  */
 export async function hostCreateBooking(deps: Deps, propertyId: number, input: HostCreateBookingInput): Promise<BookingView> {
-  notBeforeToday(input.check_in, kolkataDate(deps.clock.now()));
+  // Host ids are unique per brand: another brand's booking with the same id is not looked at.
+  const brandId = await propertyBrandId(deps.db, propertyId);
+  if (brandId === null) throw notFound('No such property.');
+  notBeforeToday(input.check_in, kolkataDate(dataClock(deps.clock, 'today', { brandId }).now()));
   const units = await selectPropertyUnits(deps.db, propertyId, null);
-  if (units.length === 0) {
-    if (!(await propertyExists(deps.db, propertyId))) throw notFound('No such property.');
-  }
   if (input.external_booking_id !== undefined) {
-    const taken = await deps.db
-      .selectFrom('bookings')
-      .select('id')
-      .where('integration_id', 'is', null)
-      .where('external_booking_id', '=', input.external_booking_id)
-      .executeTakeFirst();
-    if (taken) throw validationFailed({ external_booking_id: [`is already used by host booking ${taken.id}`] });
+    const taken = await hostBookingIdOf(deps.db, brandId, input.external_booking_id);
+    if (taken !== null) throw validationFailed({ external_booking_id: [`is already used by host booking ${taken}`] });
   }
   const requested = resolveUnits(input.units, units);
-  // the id defaults to DL-<id> once the id is known; the channel to direct
+  // the id defaults to the brand's next DL-<n> (in the transaction); the channel to direct
   const stay = stayOf(input, input.external_booking_id ?? '', input.source?.channel ?? 'direct');
   try {
-    const picks = requested.some((r) => r.unitId === null);
-    const row = await retryPicks(
-      () => picks,
-      () =>
-        unitOfWork(deps, async (trx) => {
-          const lock = await lockProperty(trx, propertyId);
-          if (!lock) throw notFound('No such property.');
-          return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostId: true });
-        }),
+    const row = await retryPicks(() =>
+      unitOfWork(deps, async (trx) => {
+        const lock = await lockProperty(trx, propertyId);
+        if (!lock) throw notFound('No such property.');
+        return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostBrandId: brandId });
+      }),
     );
     return bookingView(row, NO_IDS);
   } catch (error) {
-    if (isUniqueViolation(error, 'bookings_host_external_id')) {
+    if (isUniqueViolation(error, 'bookings_host_brand_external_id')) {
       throw validationFailed({ external_booking_id: ['is already used by another host booking'] });
     }
-    if (isHoldConflict(error)) {
-      throw await unavailableNow(deps, { propertyId, checkIn: stay.checkIn, checkOut: stay.checkOut, channel: stay.channel, integrationId: null });
-    }
+    if (error instanceof HoldConflict) throw await unavailableNow(deps, error.stay);
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { AppError, validationFailed, type FieldErrors } from '../../http/errors.js';
+import { fail, validationFailed, type FieldErrors } from '../../http/errors.js';
 import { DATE_MESSAGE, daysBetween, isValidDate, startOfKolkataDate } from '../../lib/time.js';
 import { MAX_UNITS_PER_BOOKING, type CreateBookingInput, type UnitEntryInput } from './bookings.schemas.js';
 
@@ -57,7 +57,7 @@ function checkStay(checkIn: unknown, checkOut: unknown, rules: StayRules, errors
   if (typeof checkIn === 'string' && !inOk) errors.add('check_in', DATE_MESSAGE);
   if (typeof checkOut === 'string' && !outOk) errors.add('check_out', DATE_MESSAGE);
   if (!inOk || !outOk) return;
-  const nights = daysBetween(checkIn as string, checkOut as string);
+  const nights = daysBetween(checkIn, checkOut);
   if (nights < 1) errors.add('check_out', 'must be after check_in');
   else if (nights > rules.maxStayNights) {
     errors.add('check_out', `the stay must not exceed the maximum of ${rules.maxStayNights} nights (this stay has ${nights})`);
@@ -69,7 +69,7 @@ export function notBeforeToday(checkIn: string, today: string): void {
 }
 
 const propertyNotMapped = (message = 'Send property.external_id or property.doorloom_id of a property this integration covers.') =>
-  new AppError(422, 'PROPERTY_NOT_MAPPED', message);
+  fail('PROPERTY_NOT_MAPPED', message);
 
 /** Rules of a create body (POST /bookings and the host's create): the stay and repeated units. */
 export function createRules(rules: StayRules) {
@@ -140,7 +140,9 @@ function readUpdatedSince(raw: string): Date | null {
     const n = Number(value);
     return new Date(value.length >= 13 ? n : n * 1000);
   }
-  if (isValidDate(value as unknown)) return startOfKolkataDate(value);
+  // Held as unknown so that the type guard's false branch does not narrow `value` to never.
+  const candidate: unknown = value;
+  if (isValidDate(candidate)) return startOfKolkataDate(candidate);
   value = value.replace(/^(\d{4}-\d{2}-\d{2}[T ][\d:.]+) (\d{2}:?\d{2})$/, '$1+$2');
   const local = KOLKATA_LOCAL.exec(value);
   if (local) {

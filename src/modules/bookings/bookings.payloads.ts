@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Clock } from '../../lib/clock.js';
+import { dataClock, type Clock } from '../../lib/clock.js';
 import { roundMoney } from '../../lib/money.js';
 import { addDays, clampToHorizon, daysBetween, eachDate, formatTimestamp, formatTimestampOrNull, kolkataDate, windowsForNights, type DateWindow } from '../../lib/time.js';
 import { buildAvailability, calendarEventDrafts } from '../calendar/calendar.payloads.js';
@@ -109,7 +109,7 @@ export interface BookingEventOptions {
  */
 export async function appendBookingEvents(trx: UnitOfWork, options: BookingEventOptions) {
   const { booking } = options;
-  const today = kolkataDate(options.clock.now());
+  const todayOf = (integrationId: number) => kolkataDate(dataClock(options.clock, 'today', { integrationId }).now());
   const windows = windowsForNights(options.changedNights);
   const unitIds = bookingUnits(booking).map((u) => u.unit_id);
   return appendEvents(trx, {
@@ -128,7 +128,7 @@ export async function appendBookingEvents(trx: UnitOfWork, options: BookingEvent
         }
         drafts.push({ type: 'booking.changed', window: null, data: { booking: bookingView(booking, ids) } });
       }
-      const clamped = windows.flatMap((w) => clampToHorizon(w, today, target.horizonDays) ?? []);
+      const clamped = windows.flatMap((w) => clampToHorizon(w, todayOf(target.integrationId), target.horizonDays) ?? []);
       const known = options.actorCalendar;
       const aliases = isActor ? null : options.otherAliases && (options.otherAliases.get(target.integrationId) ?? new Map<number, string>());
       if (known && (isActor || aliases) && clamped.every((w) => w.from >= known.span.from && w.to <= known.span.to)) {

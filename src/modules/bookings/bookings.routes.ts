@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { JSON_TYPE, sendData, sendJson, successBody } from '../../http/envelope.js';
-import { completionWithChange, idempotent } from '../../http/idempotency.js';
+import { sendData, sendJson } from '../../http/envelope.js';
+import { completeWith, idempotent } from '../../http/idempotency.js';
 import { idsBeforeBody, parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
 import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
@@ -26,7 +26,7 @@ import {
   type ListBookingsQueryInput,
   type UpdateBookingInput,
 } from './bookings.schemas.js';
-import { cancelBooking, createBooking, getBooking, hostCreateBooking, listBookings, updateBooking, type CreateResult } from './bookings.service.js';
+import { cancelBooking, createBooking, getBooking, hostCreateBooking, listBookings, updateBooking } from './bookings.service.js';
 import type { Viewer } from './bookings.sql.js';
 
 /**
@@ -76,19 +76,9 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
       },
     },
     async (request, reply) => {
-      let answer: { created: CreateResult; body: string } | undefined;
-      const answerOf = (created: CreateResult) =>
-        created.status === 201
-          ? JSON.stringify(successBody('Booking created.', { ...created.booking, duplicate: false }))
-          : JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...created.booking, duplicate: true }));
-      const created = await createBooking(deps, request.integration.id, request.body, {
-        // the idempotency record is completed by the booking's own transaction
-        inTransaction: (result) => {
-          answer = { created: result, body: answerOf(result) };
-          return completionWithChange(request, { status: result.status, contentType: JSON_TYPE, body: answer.body });
-        },
-      });
-      return sendJson(reply, created.status, answer?.created === created ? answer.body : answerOf(created));
+      // the idempotency record is completed by the booking's own transaction
+      const answer = await createBooking(deps, request.integration.id, request.body, (trx, stored) => completeWith(request, trx, stored));
+      return sendJson(reply, answer.status, answer.body);
     },
   );
 

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Optional, Type, type Static, type TSchema } from '@sinclair/typebox';
 import { BOOKING_STATUSES, MEAL_PLANS } from './bookings.tables.js';
 
 /**
@@ -23,7 +23,7 @@ const oneOf = <T extends readonly string[]>(values: T, description: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
 const text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
 const optionalText = (max: number, description?: string) => Type.String({ maxLength: max, description });
-const opt = Type.Optional;
+const opt = Optional;
 
 export const MAX_UNITS_PER_BOOKING = 20;
 export const MAX_GUESTS_PER_UNIT = 50;
@@ -94,7 +94,7 @@ export type CreateBookingInput = Static<typeof CreateBookingBody>;
 /** Staff `POST /properties/{id}/bookings`: the property is the path; the id and channel are optional. */
 export const HostCreateBookingBody = Type.Object({
   ...CreateBookingBody.properties,
-  external_booking_id: opt(text(128, 'Defaults to DL-<id>')),
+  external_booking_id: opt(text(128, 'Defaults to DL-<n>, numbered per brand; unique among the brand’s host bookings')),
   property: opt(Type.Unknown({ description: 'Ignored: the property is the path' })),
   source: opt(
     Type.Object({

@@ -78,10 +78,37 @@ export function updateBookingRow(trx: Q, id: number, set: Updateable<BookingsTab
   return bookingUpdate(trx, id, set).executeTakeFirstOrThrow();
 }
 
-/** The next booking id (host bookings without an id of their own are named after it). */
-export async function nextBookingId(trx: Q): Promise<number> {
-  const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('bookings', 'id'))::int as id`.execute(trx);
-  return rows[0].id;
+/**
+ * The brand's next free generated host booking name, `DL-<n>`: n counts the brand's generated
+ * names only (host_booking_names, one row per brand, which also serialises concurrent creates of
+ * the brand), skipping a name the host already gave a booking of its own.
+ */
+export async function nextHostBookingName(trx: Q, brandId: number): Promise<string> {
+  for (;;) {
+    const { rows } = await sql<{ name: string; taken: boolean }>`
+      with next as (
+        insert into host_booking_names as h (brand_id, last_number) values (${brandId}, 1)
+        on conflict (brand_id) do update set last_number = h.last_number + 1
+        returning 'DL-' || last_number as name
+      )
+      select next.name, exists (
+        select 1 from bookings b where b.integration_id is null and b.brand_id = ${brandId} and b.external_booking_id = next.name
+      ) as taken
+      from next`.execute(trx);
+    if (!rows[0].taken) return rows[0].name;
+  }
+}
+
+/** The id of the brand's host booking with this external_booking_id, if any. */
+export async function hostBookingIdOf(db: Q, brandId: number, externalBookingId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('bookings')
+    .select('id')
+    .where('integration_id', 'is', null)
+    .where('brand_id', '=', brandId)
+    .where('external_booking_id', '=', externalBookingId)
+    .executeTakeFirst();
+  return row?.id ?? null;
 }
 
 export interface CreateContext {

@@ -18,13 +18,19 @@ export interface BookingUnit {
 /** jsonb: written as JSON text, read back parsed. */
 type Json<T> = ColumnType<T, string, string>;
 
-/** A booking (migration 2026_11_22_0040_bookings). */
+/**
+ * A booking (migration 2026_11_22_0040_bookings). Its `currency` column (not null, default 'INR')
+ * is left out: nothing reads it, this release no longer writes it, and the release after the
+ * previous one stops serving drops it (docs/database.md, "Pending contract steps").
+ */
 export interface BookingsTable {
   id: Generated<number>;
   /** The integration that created it; null for host bookings. */
   integration_id: number | null;
   external_booking_id: string;
   property_id: number;
+  /** The property's brand, on host bookings (their ids are unique per brand); null on partner bookings. */
+  brand_id: Generated<number | null>;
   status: BookingStatus;
   revision: Generated<number>;
   /** `YYYY-MM-DD` */
@@ -36,7 +42,6 @@ export interface BookingsTable {
   guest_phone_code: string | null;
   guest_mobile: string | null;
   total: number;
-  currency: Generated<string>;
   notes: string | null;
   source_channel: string;
   source_reference: string | null;
@@ -48,6 +53,14 @@ export interface BookingsTable {
 }
 
 /** Tables owned by the bookings module (see its migrations). */
+/** The last generated `DL-<n>` host booking name of each brand. */
+export interface HostBookingNamesTable {
+  brand_id: number;
+  /** bigint: the driver returns it as a string. */
+  last_number: ColumnType<string, number | string, number | string>;
+}
+
 export interface BookingTables {
   bookings: BookingsTable;
+  host_booking_names: HostBookingNamesTable;
 }

@@ -1,8 +1,10 @@
 /** Booking changes: PATCH (partner and host) and cancel. */
+import type { Updateable } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { kolkataDate } from '../../lib/time.js';
-import { decideStay, holdStay, isHoldConflict, refuseUnbookable, releaseStay } from '../calendar/calendar.holds.js';
+import { dataClock } from '../../lib/clock.js';
+import { decideStay, holdStay, HoldConflict, refuseUnbookable, releaseStay } from '../calendar/calendar.holds.js';
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
@@ -10,8 +12,8 @@ import { unitOfWork, type UnitOfWork } from '../events/events.log.js';
 import type { CancelBookingInput, UpdateBookingInput } from './bookings.schemas.js';
 import { isCovered, selectPropertyUnits, type PropertyUnit } from '../properties/properties.sql.js';
 import { bookingUpdate, isHost, selectVisibleBooking, updateBookingRow, type BookingRow, type Viewer } from './bookings.sql.js';
-import type { BookingStatus, BookingUnit } from './bookings.tables.js';
-import { rulesOf, bookingNotFound, type RequestedUnit, resolveUnits, storedUnits, viewOf, type StayRequest, unavailableNow } from './bookings.common.js';
+import type { BookingStatus, BookingUnit, BookingsTable } from './bookings.tables.js';
+import { rulesOf, bookingNotFound, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Update and cancel
@@ -29,12 +31,12 @@ function checkTransition(from: BookingStatus, to: BookingStatus, viewer: Viewer,
   if (from === to) return;
   const hostOnly = TRANSITIONS[from][to];
   if (hostOnly === undefined || (hostOnly && !isHost(viewer))) {
-    throw new AppError(422, 'INVALID_STATUS_TRANSITION', `A ${from} booking cannot become ${to}${hostOnly ? ' through this API' : ''}.`, {
+    throw fail('INVALID_STATUS_TRANSITION', `A ${from} booking cannot become ${to}${hostOnly ? ' through this API' : ''}.`, {
       status: [`cannot change from ${from} to ${to}`],
     });
   }
   if (to === 'completed' && today < checkOut) {
-    throw new AppError(422, 'INVALID_STATUS_TRANSITION', `A booking cannot be completed before its check_out (${checkOut}).`, {
+    throw fail('INVALID_STATUS_TRANSITION', `A booking cannot be completed before its check_out (${checkOut}).`, {
       status: [`cannot become completed before ${checkOut}`],
     });
   }
@@ -48,7 +50,7 @@ function checkIfMatch(header: string | undefined, revision: number): void {
   if (header === undefined) return;
   const tags = header.split(',').map((t) => t.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
   if (tags.includes('*') || tags.includes(String(revision))) return;
-  throw new AppError(412, 'PRECONDITION_FAILED', `The booking has changed: its current revision is ${revision}. Read it again and retry.`, {
+  throw fail('PRECONDITION_FAILED', `The booking has changed: its current revision is ${revision}. Read it again and retry.`, {
     revision,
   });
 }
@@ -97,70 +99,105 @@ export async function updateBooking(
   input: UpdateBookingInput,
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
-  const attempt: Attempted = {};
   const outcome = await unitOfWork(deps, async (trx): Promise<Outcome> => {
     const { lock, row } = await lockBooking(trx, viewer, by);
     checkIfMatch(ifMatch, row.revision);
-    return applyChange(deps, trx, lock, viewer, row, input, attempt);
+    return applyChange(deps, trx, lock, viewer, row, input);
   }).catch(async (error: unknown) => {
-    throw isHoldConflict(error) && attempt.stay ? await unavailableNow(deps, attempt.stay) : error;
+    throw error instanceof HoldConflict ? await unavailableNow(deps, error.stay) : error;
   });
   return { booking: await viewOf(deps, viewer, outcome.row), changed: outcome.changed };
 }
 
-/** The stay a change tried to hold, for the 409 picture should the database refuse the holds. */
-interface Attempted {
-  stay?: StayRequest;
+/** The columns a change may set, each only when it differs from the row. */
+type BookingChanges = Pick<
+  Updateable<BookingsTable>,
+  | 'status'
+  | 'check_in'
+  | 'check_out'
+  | 'units'
+  | 'guest_name'
+  | 'guest_phone_code'
+  | 'guest_mobile'
+  | 'total'
+  | 'notes'
+  | 'source_reference'
+  | 'reason'
+  | 'refund_note'
+  | 'cancelled_at'
+>;
+
+/**
+ * A new units list, resolved against the property: each entry a named unit or null. `kept` is the
+ * list with the unnamed entries on the booking's current units not named elsewhere (by position),
+ * or null when those run out, so that the calendar must pick.
+ */
+interface AskedUnits {
+  requested: RequestedUnit[];
+  kept: BookingUnit[] | null;
 }
 
-async function applyChange(
-  deps: Deps,
-  trx: UnitOfWork,
-  lock: PropertyLock,
-  viewer: Viewer,
-  row: BookingRow,
-  input: UpdateBookingInput,
-  attempt: Attempted = {},
-): Promise<Outcome> {
+async function askedUnits(trx: UnitOfWork, row: BookingRow, input: UpdateBookingInput, viewerId: number | null): Promise<AskedUnits | null> {
+  if (!input.units) return null;
+  const propertyUnits = await selectPropertyUnits(trx, row.property_id, viewerId);
+  const requested = resolveUnits(input.units, propertyUnits);
+  const named = requested.flatMap((r) => (r.unitId === null ? [] : [r.unitId]));
+  const spare = bookingUnits(row)
+    .map((u) => u.unit_id)
+    .filter((id) => !named.includes(id));
+  const ids = requested.map((r) => r.unitId ?? spare.shift() ?? null);
+  const kept = ids.every((id): id is number => id !== null) ? storedUnits(requested, ids) : null;
+  return { requested, kept };
+}
+
+/** What a change sets, given the units the booking ends with (the status and dates as decided). */
+function fieldChanges(row: BookingRow, input: UpdateBookingInput, next: { status: BookingStatus; checkIn: string; checkOut: string; units: BookingUnit[] }, now: Date): BookingChanges {
+  const set: BookingChanges = {};
+  if (next.status !== row.status) set.status = next.status;
+  if (next.checkIn !== row.check_in) set.check_in = next.checkIn;
+  if (next.checkOut !== row.check_out) set.check_out = next.checkOut;
+  if (!sameUnits(next.units, bookingUnits(row))) set.units = JSON.stringify(next.units);
+  const guest = input.guest;
+  if (guest?.name !== undefined && guest.name !== row.guest_name) set.guest_name = guest.name;
+  if (guest?.phone_code !== undefined && guest.phone_code !== row.guest_phone_code) set.guest_phone_code = guest.phone_code;
+  if (guest?.mobile !== undefined && guest.mobile !== row.guest_mobile) set.guest_mobile = guest.mobile;
+  const total = input.pricing?.total;
+  if (total !== undefined && Math.round(total * 100) !== Math.round(Number(row.total) * 100)) set.total = total;
+  if (input.notes !== undefined && input.notes !== row.notes) set.notes = input.notes;
+  const reference = input.source?.reference;
+  if (reference !== undefined && reference !== row.source_reference) set.source_reference = reference;
+  if (input.reason !== undefined && input.reason !== row.reason) set.reason = input.reason;
+  if (input.refund_note !== undefined && input.refund_note !== row.refund_note) set.refund_note = input.refund_note;
+  if (set.status === 'cancelled') set.cancelled_at = now;
+  return set;
+}
+
+async function applyChange(deps: Deps, trx: UnitOfWork, lock: PropertyLock, viewer: Viewer, row: BookingRow, input: UpdateBookingInput): Promise<Outcome> {
   const now = deps.clock.now();
-  const today = kolkataDate(now);
+  const today = kolkataDate(dataClock(deps.clock, 'today', { brandId: lock.brandId }).now());
   const actorIntegrationId = isHost(viewer) ? null : viewer.integrationId;
   // Coverage removed (docs/decisions.md, "Coverage"): the integration keeps reading and may cancel
   // its own bookings of the property, but changes nothing else there, and so holds nothing.
   if (actorIntegrationId !== null && !isCancel(input) && !(await isCovered(trx, actorIntegrationId, row.property_id))) {
     throw propertyNotMapped('This integration no longer covers the booking’s property: the booking can be read and cancelled, not changed.');
   }
-  const nextStatus = input.status ?? row.status;
+  const status = input.status ?? row.status;
   const checkIn = input.check_in ?? row.check_in;
   const checkOut = input.check_out ?? row.check_out;
-  checkTransition(row.status, nextStatus, viewer, checkOut, today);
+  checkTransition(row.status, status, viewer, checkOut, today);
 
   const datesChanged = checkIn !== row.check_in || checkOut !== row.check_out;
   const currentUnits = bookingUnits(row);
   const wasHolding = HOLDING.has(row.status);
-  const holding = HOLDING.has(nextStatus);
+  const holding = HOLDING.has(status);
 
   // Units: a new list is resolved against the property (the viewer's aliases); entries naming
   // no unit keep the booking's current units where they are free.
-  let units = currentUnits;
-  let requested: RequestedUnit[] | null = null;
-  let propertyUnits: PropertyUnit[] | null = null;
-  if (input.units) {
-    propertyUnits = await selectPropertyUnits(trx, row.property_id, actorIntegrationId);
-    requested = resolveUnits(input.units, propertyUnits);
-    // Provisional: named units as given, the rest as before (by position) until assigned below.
-    const namedIds = requested.flatMap((r) => (r.unitId === null ? [] : [r.unitId]));
-    const spare = currentUnits.map((u) => u.unit_id).filter((id) => !namedIds.includes(id));
-    units = storedUnits(
-      requested,
-      requested.map((r) => r.unitId ?? spare.shift() ?? -1),
-    );
-  }
-  const unitsChanged = !sameUnitSet(units, currentUnits) || units.some((u) => u.unit_id === -1);
-
-  const unitsTouched = input.units !== undefined && !sameUnits(units, currentUnits);
+  const asked = await askedUnits(trx, row, input, actorIntegrationId);
+  const unitsChanged = asked !== null && (asked.kept === null || !sameUnitSet(asked.kept, currentUnits));
+  const unitsTouched = asked !== null && (asked.kept === null || !sameUnits(asked.kept, currentUnits));
   if ((datesChanged || unitsTouched) && (!wasHolding || (!holding && unitsChanged))) {
-    throw new AppError(422, 'BOOKING_NOT_MODIFIABLE', `The dates and units of a ${holding ? row.status : nextStatus} booking cannot be changed.`);
+    throw fail('BOOKING_NOT_MODIFIABLE', `The dates and units of a ${holding ? row.status : status} booking cannot be changed.`);
   }
   if (datesChanged) {
     if (input.check_in !== undefined && checkIn !== row.check_in) notBeforeToday(checkIn, today);
@@ -169,46 +206,15 @@ async function applyChange(
 
   // Holds change when the booking starts or stops holding, or holds other nights or units.
   const holdsChange = wasHolding !== holding || (holding && (datesChanged || unitsChanged));
-  const reserves = holdsChange && holding;
-  let request: RequestedUnit[] = [];
-  if (reserves) {
+  const changedNights = holdsChange ? [...heldNights(row), ...(holding ? heldNights({ status, check_in: checkIn, check_out: checkOut }) : [])] : [];
+  let updated: BookingRow;
+  if (holdsChange && holding) {
     // The property's refusals come before the units' (decisions §4).
     refuseUnbookable(lock.status);
-    if (!propertyUnits) propertyUnits = await selectPropertyUnits(trx, row.property_id, actorIntegrationId);
-    request = requested ?? currentUnits.map((u) => ({ ...u, unitId: u.unit_id }));
-    if (!requested) refuseInactiveKept(currentUnits, propertyUnits);
-  }
-
-  /** The row's changes for these units (the dates, status and fields are decided above). */
-  const changes = (stayUnits: BookingUnit[]): Record<string, unknown> => {
-    const set: Record<string, unknown> = {};
-    if (nextStatus !== row.status) set.status = nextStatus;
-    if (checkIn !== row.check_in) set.check_in = checkIn;
-    if (checkOut !== row.check_out) set.check_out = checkOut;
-    if (!sameUnits(stayUnits, currentUnits)) set.units = JSON.stringify(stayUnits);
-    const field = (key: string, value: unknown, current: unknown) => {
-      if (value !== undefined && value !== current) set[key] = value;
-    };
-    field('guest_name', input.guest?.name, row.guest_name);
-    field('guest_phone_code', input.guest?.phone_code, row.guest_phone_code);
-    field('guest_mobile', input.guest?.mobile, row.guest_mobile);
-    if (input.pricing?.total !== undefined && Math.round(input.pricing.total * 100) !== Math.round(Number(row.total) * 100)) set.total = input.pricing.total;
-    field('notes', input.notes, row.notes);
-    field('source_reference', input.source?.reference, row.source_reference);
-    field('reason', input.reason, row.reason);
-    field('refund_note', input.refund_note, row.refund_note);
-    if (set.status === 'cancelled') set.cancelled_at = now;
-    return set;
-  };
-
-  const changedNights = holdsChange
-    ? [...heldNights(row), ...(holding ? heldNights({ status: nextStatus, check_in: checkIn, check_out: checkOut }) : [])]
-    : [];
-  let updated: BookingRow;
-  if (reserves) {
+    const request = asked?.requested ?? currentUnits.map((u) => ({ ...u, unitId: u.unit_id }));
+    if (!asked) refuseInactiveKept(currentUnits, await selectPropertyUnits(trx, row.property_id, actorIntegrationId));
     // The calendar decides the units (the booking's own nights count as free); then the row and
     // its new holds are written in one statement, under the property's lock.
-    attempt.stay = { propertyId: row.property_id, checkIn, checkOut, channel: row.source_channel, integrationId: actorIntegrationId, excludeBookingId: row.id };
     const stay = {
       checkIn,
       checkOut,
@@ -219,9 +225,11 @@ async function applyChange(
       bookingId: row.id,
     };
     const decision = await decideStay(trx, lock, stay);
-    updated = await holdStay(trx, lock, stay, decision, bookingUpdate(trx, row.id, { ...changes(storedUnits(request, decision.unitIds)), updated_at: now }));
+    const set = fieldChanges(row, input, { status, checkIn, checkOut, units: storedUnits(request, decision.unitIds) }, now);
+    updated = await holdStay(trx, lock, stay, decision, bookingUpdate(trx, row.id, { ...set, updated_at: now }));
   } else {
-    const set = changes(units);
+    // Units the calendar would have to pick only come with a stay that holds (refused above otherwise).
+    const set = fieldChanges(row, input, { status, checkIn, checkOut, units: asked?.kept ?? currentUnits }, now);
     if (Object.keys(set).length === 0) return { row, changed: false };
     if (holdsChange) releaseStay(trx, lock, row.id);
     updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
@@ -247,7 +255,7 @@ function refuseInactiveKept(current: BookingUnit[], propertyUnits: PropertyUnit[
     if (active.get(u.unit_id) === false) inactive[`units.${i}`] = { inventory_id: u.unit_id, is_active: false };
   });
   if (Object.keys(inactive).length > 0) {
-    throw new AppError(422, 'UNIT_INACTIVE', 'A unit of this booking is off sale: the booking cannot move to other dates on it.', inactive);
+    throw fail('UNIT_INACTIVE', 'A unit of this booking is off sale: the booking cannot move to other dates on it.', inactive);
   }
 }
 

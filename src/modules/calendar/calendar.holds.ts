@@ -1,8 +1,9 @@
 import { sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { AppError } from '../../http/errors.js';
+import { fail, type AppError } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
+import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { buildAvailability, nightOf } from './calendar.payloads.js';
 import { touchInputsVersionQuery, type PropertyLock } from '../properties/properties.lock.js';
 import type { PropertyStatus } from '../properties/properties.schemas.js';
@@ -147,9 +148,9 @@ function pictureOf(data: CalendarData, window: DateWindow, units: StayAvailabili
 }
 
 export const propertyArchived = () =>
-  new AppError(422, 'PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
+  fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
 export const propertyInactive = () =>
-  new AppError(422, 'PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
+  fail('PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
 
 /** Archived and inactive properties take no bookings (decisions §4). */
 export function refuseUnbookable(status: PropertyStatus): void {
@@ -159,7 +160,7 @@ export function refuseUnbookable(status: PropertyStatus): void {
 
 /** 409 UNAVAILABLE with the per-night picture of the stay. */
 export function unavailable(stay: StayAvailability): AppError {
-  return new AppError(409, 'UNAVAILABLE', 'Nothing is free for the whole stay.', { availability: stay.picture() });
+  return fail('UNAVAILABLE', 'Nothing is free for the whole stay.', { availability: stay.picture() });
 }
 
 export interface ReserveRequest {
@@ -210,7 +211,7 @@ export async function decideStay(trx: Transaction<DB>, lock: PropertyLock, reque
  * unit_nights row per unit and night, check_out exclusive) in one statement, and returns the row
  * as PostgreSQL returned it. A changed booking's old holds are released first. The (unit, night)
  * primary key of unit_nights is the database's own guarantee of one hold per unit and night
- * (isHoldConflict recognises its refusal).
+ * (its refusal is thrown as a HoldConflict).
  */
 export async function holdStay<R extends { id: number }>(
   trx: UnitOfWork,
@@ -220,9 +221,45 @@ export async function holdStay<R extends { id: number }>(
   booking: BookingWriter<R>,
 ): Promise<R> {
   if (request.bookingId !== undefined) releaseStay(trx, lock, request.bookingId);
-  const { rows } = await holdStatement<R>(trx, lock, request, decision.unitIds, booking).execute(trx);
-  decision.stay.held(decision.unitIds);
-  return rows[0];
+  try {
+    const { rows } = await holdStatement<R>(trx, lock, request, decision.unitIds, booking).execute(trx);
+    decision.stay.held(decision.unitIds);
+    return rows[0];
+  } catch (error) {
+    if (isHoldConflict(error)) throw new HoldConflict(lock, request, error);
+    throw error;
+  }
+}
+
+/** A stay as availabilityForStay reads it (the 409 picture, read again after a lost race). */
+export interface StayQuery extends StayOptions {
+  propertyId: number;
+  checkIn: string;
+  checkOut: string;
+}
+
+/**
+ * holdStay's refusal when another booking took one of the stay's (unit, night) holds between the
+ * decision and the write (only a writer that skipped the property's lock could). The transaction
+ * is lost; a writer answers 409 with `stay`'s picture read afresh, or decides again when the
+ * service `picked` some of the units (the next decision picks around the winner).
+ */
+export class HoldConflict extends Error {
+  readonly stay: StayQuery;
+  readonly picked: boolean;
+  constructor(lock: PropertyLock, request: ReserveRequest, cause: unknown) {
+    super('Another booking holds a unit of this stay.', { cause });
+    this.name = 'HoldConflict';
+    this.stay = {
+      propertyId: lock.propertyId,
+      checkIn: request.checkIn,
+      checkOut: request.checkOut,
+      channel: request.channel,
+      integrationId: request.integrationId,
+      excludeBookingId: request.bookingId,
+    };
+    this.picked = request.units.some((unit) => unit === null);
+  }
 }
 
 /** The statement that writes the booking (`booking`), its holds and the calendar's new version, answering the booking's row (or only its id). */
@@ -255,8 +292,7 @@ export function releaseStay(trx: UnitOfWork, lock: PropertyLock, bookingId: numb
   `);
 }
 
-/** True for the database's refusal of a second hold on the same unit and night. */
+/** True for the database's own refusal of a second hold on the same unit and night. */
 export function isHoldConflict(error: unknown): boolean {
-  const e = error as { code?: string; constraint?: string; message?: string } | null;
-  return e?.code === '23505' && (e.constraint === 'unit_nights_pkey' || (e.message ?? '').includes('unit_nights_pkey'));
+  return isUniqueViolation(error, 'unit_nights_pkey');
 }

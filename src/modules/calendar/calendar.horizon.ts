@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
@@ -46,18 +47,20 @@ function pairsQuery(db: Kysely<DB> | Transaction<DB>) {
  * state (create or coverage) was sent through that month. So each month goes
  * out once, however often the job runs; a raised horizon_days makes months enter too and sends them.
  */
-export async function rollHorizon(deps: Deps): Promise<{ properties: number; events: number }> {
-  const today = kolkataDate(deps.clock.now());
-  const due = new Set((await pairsQuery(deps.db).execute()).filter((p) => monthsDue(p, today).length > 0).map((p) => p.property_id));
+export async function rollHorizon(deps: Deps, only: { integrationIds?: number[] } = {}): Promise<{ properties: number; events: number }> {
+  // Each integration's horizon moves with its brand's clock (a sandbox brand's own).
+  const todayOf = (integrationId: number) => kolkataDate(dataClock(deps.clock, 'horizon', { integrationId }).now());
+  const due = (pair: Pair) => (only.integrationIds === undefined || only.integrationIds.includes(pair.integration_id) ? monthsDue(pair, todayOf(pair.integration_id)) : []);
+  const dueProperties = new Set((await pairsQuery(deps.db).execute()).filter((p) => due(p).length > 0).map((p) => p.property_id));
   let events = 0;
   let properties = 0;
-  for (const propertyId of [...due].sort((a, b) => a - b)) {
+  for (const propertyId of [...dueProperties].sort((a, b) => a - b)) {
     const appended = await unitOfWork(deps, async (trx) => {
       // The property lock serialises two runs of the roll (and calendar writers): the second
       // reads the first one's marks and finds nothing left to send.
       if (!(await lockProperty(trx, propertyId))) return undefined;
       const plan = new Map(
-        (await pairsQuery(trx).where('c.property_id', '=', propertyId).execute()).map((p) => [p.integration_id, { pair: p, months: monthsDue(p, today) }]),
+        (await pairsQuery(trx).where('c.property_id', '=', propertyId).execute()).map((p) => [p.integration_id, { pair: p, months: due(p) }]),
       );
       const result = await appendEvents(trx, {
         clock: deps.clock,

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { FieldErrorCollector, notFound } from '../../http/errors.js';
-import type { Clock } from '../../lib/clock.js';
+import { dataClock, type Clock } from '../../lib/clock.js';
 import {
   addDays,
   clampToHorizon,
@@ -25,12 +25,17 @@ import {
   type CalendarSettings,
 } from './calendar.payloads.js';
 import { lockProperty, touchInputsVersion } from '../properties/properties.lock.js';
-import { selectAppendTargets, selectUnitIdsOf, unitsSource, updateTaxFlags } from '../properties/properties.sql.js';
+import { propertyBrandId, selectAppendTargets, selectUnitIdsOf, unitsSource, updateTaxFlags } from '../properties/properties.sql.js';
 import { loadCalendarData } from './calendar.sql.js';
 import { SNAPSHOT_HORIZON_DAYS } from './calendar.snapshots.js';
 import type { BlockScope, MealPlansTable } from './calendar.tables.js';
 
 const settingsOf = (deps: Deps): CalendarSettings => calendarSettings(deps.config);
+
+/** Today on the clock of the property's brand (the service clock for an unknown property, refused later). */
+async function propertyToday(deps: Deps, propertyId: number): Promise<string> {
+  return kolkataDate(dataClock(deps.clock, 'today', { brandId: await propertyBrandId(deps.db, propertyId) }).now());
+}
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -56,7 +61,7 @@ export interface CalendarEventOptions {
  * nights in that month and clamped to the receiver's horizon.
  */
 export async function appendCalendarEvents(trx: UnitOfWork, options: CalendarEventOptions): Promise<AppendResult> {
-  const today = kolkataDate(options.clock.now());
+  const todayOf = (integrationId: number) => kolkataDate(dataClock(options.clock, 'horizon', { integrationId }).now());
   const pieces =
     options.nights === 'horizon'
       ? null
@@ -68,8 +73,8 @@ export async function appendCalendarEvents(trx: UnitOfWork, options: CalendarEve
     build: (target) => {
       const windows =
         pieces === null
-          ? horizonWindows(today, target.horizonDays)
-          : pieces.flatMap((w) => clampToHorizon(w, today, target.horizonDays) ?? []);
+          ? horizonWindows(todayOf(target.integrationId), target.horizonDays)
+          : pieces.flatMap((w) => clampToHorizon(w, todayOf(target.integrationId), target.horizonDays) ?? []);
       return calendarEventDrafts(trx, options.propertyId, options.kinds, windows, target, options.settings);
     },
   });
@@ -87,8 +92,14 @@ export interface HostEditResult {
 /** Validates the nights of a host edit: real dates, from ≤ to, to at most 730 days ahead. */
 function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, today: string): DateWindow | null {
   let ok = true;
-  if (!isValidDate(from)) (errors.add('from', from === undefined ? 'is required' : DATE_MESSAGE), (ok = false));
-  if (!isValidDate(to)) (errors.add('to', to === undefined ? 'is required' : DATE_MESSAGE), (ok = false));
+  if (!isValidDate(from)) {
+    errors.add('from', from === undefined ? 'is required' : DATE_MESSAGE);
+    ok = false;
+  }
+  if (!isValidDate(to)) {
+    errors.add('to', to === undefined ? 'is required' : DATE_MESSAGE);
+    ok = false;
+  }
   if (!ok) return null;
   const window = { from: from as string, to: to as string };
   const horizon = addDays(today, SNAPSHOT_HORIZON_DAYS);
@@ -169,7 +180,7 @@ export interface CalendarEdit {
 /** PUT /properties/{id}/calendar: blocks (property-wide or chosen units) and units caps. */
 export async function setCalendar(deps: Deps, propertyId: number, body: CalendarEdit): Promise<HostEditResult> {
   const errors = new FieldErrorCollector();
-  const window = checkNights(errors, body.from, body.to, kolkataDate(deps.clock.now()));
+  const window = checkNights(errors, body.from, body.to, await propertyToday(deps, propertyId));
   if (body.block_scope === undefined && body.units_cap === undefined) errors.add('block_scope', 'block_scope or units_cap is required');
   return hostEdit(deps, propertyId, async (trx) => {
     const unitIds = [...new Set(body.inventory_ids ?? [])];
@@ -222,7 +233,7 @@ export interface RatesEdit {
 /** PUT /properties/{id}/rates: per-night overrides (source "override"), or `clear: true`. */
 export async function setRateOverrides(deps: Deps, propertyId: number, body: RatesEdit): Promise<HostEditResult> {
   const errors = new FieldErrorCollector();
-  const window = checkNights(errors, body.from, body.to, kolkataDate(deps.clock.now()));
+  const window = checkNights(errors, body.from, body.to, await propertyToday(deps, propertyId));
   const prices = (['base_price', 'extra_adult_price', 'extra_child_price'] as const).filter((k) => body[k] !== undefined);
   if (body.clear === true && prices.length > 0) errors.add('clear', 'cannot be combined with prices');
   if (body.clear !== true && prices.length === 0) errors.add('base_price', 'base_price, extra_adult_price or extra_child_price is required, unless clear is true');
@@ -273,8 +284,10 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
   // The known rules only: any other key of `rules` would become a column name in the upsert (a 500).
   const ruleKeys = body.rules ? RULE_KEYS.filter((k) => body.rules![k] !== undefined) : [];
   let window: DateWindow | null = null;
+  // Read before the edit's transaction (which holds the only connection of the embedded engine).
+  const today = await propertyToday(deps, propertyId);
   if (perNight.length > 0 || body.from !== undefined || body.to !== undefined) {
-    window = checkNights(errors, body.from, body.to, kolkataDate(deps.clock.now()));
+    window = checkNights(errors, body.from, body.to, today);
     if (perNight.length === 0) errors.add('min_stay', 'min_stay, max_stay, stop_sell, closed_to_arrival or closed_to_departure is required with from and to');
   } else if (ruleKeys.length === 0) {
     errors.add('rules', 'rules, or from and to with per-night restrictions, are required');
@@ -323,7 +336,7 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
       nights: ruleKeys.length > 0 ? 'horizon' : window!,
       settings: settingsOf(deps),
     });
-    const shown = window ?? { from: kolkataDate(deps.clock.now()), to: kolkataDate(deps.clock.now()) };
+    const shown = window ?? { from: today, to: today };
     const data = await loadCalendarData(trx, propertyId, shown, new Set(['restrictions']), null);
     const payload = buildPayload('restrictions', data, shown, settingsOf(deps));
     return {

@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 /** The partner's snapshot reads (contract: Snapshots): availability, rates or restrictions of a window, with its watermark. */
 import type { Deps } from '../../deps.js';
 import { successJson } from '../../http/envelope.js';
@@ -82,7 +83,7 @@ export async function readSnapshot(
 ): Promise<Snapshot> {
   let window: DateWindow;
   try {
-    window = validateSnapshotWindow(query, kolkataDate(deps.clock.now()));
+    window = validateSnapshotWindow(query, kolkataDate(dataClock(deps.clock, 'today', { integrationId }).now()));
   } catch (error) {
     // An unknown property answers 404 whatever the query.
     await requireCoveredProperty(deps.db, integrationId, propertyRef);

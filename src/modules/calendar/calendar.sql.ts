@@ -385,7 +385,7 @@ function groupByNight<R extends { night: string; unit_id: number }, V>(rows: R[]
   const out = new Map<string, Map<number, V>>();
   for (const row of rows) {
     let perUnit = out.get(row.night);
-    if (!perUnit) out.set(row.night, (perUnit = new Map()));
+    if (!perUnit) out.set(row.night, (perUnit = new Map<number, V>()));
     perUnit.set(row.unit_id, value(row));
   }
   return out;

@@ -1,4 +1,4 @@
-import type { Clock } from '../../lib/clock.js';
+import { dataClock, type Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
 import { API_VERSION, type EventType } from '../../lib/contract.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
@@ -76,9 +76,10 @@ export async function appendEvents(uow: UnitOfWork, options: AppendOptions): Pro
   const recorded = new Map<number, number>();
   const deliverable: number[] = [];
   const types = new Map<string, number>();
-  const now = options.clock.now();
-  const createdAt = formatTimestamp(now);
   for (const target of targets) {
+    // Each receiver's events carry the time of its brand's clock (a sandbox brand's own).
+    const now = dataClock(options.clock, 'occurredAt', { integrationId: target.id }).now();
+    const createdAt = formatTimestamp(now);
     const origin: 'partner' | 'doorloom' = target.id === options.actorIntegrationId ? 'partner' : 'doorloom';
     const drafts = await options.build({
       integrationId: target.id,

@@ -115,6 +115,22 @@ export function eventsInsert(target: EventsTarget, rows: EventRow[]): RawBuilder
 /** The rows insertEventsQuery wrote (0 when the integration was disabled meanwhile). */
 export const writtenEvents = (result: QueryResult<unknown>): number => (result.rows[0] as { n: number } | undefined)?.n ?? 0;
 
+/** Below this estimate the log is counted exactly (a count of that many rows takes a few ms). */
+const EXACT_COUNT_BELOW = 100_000;
+
+/**
+ * Events retained in the log (every integration): the planner's estimate (`reltuples`, kept by
+ * vacuum and analyze) where the log is large, so a scrape never counts millions of rows; an exact
+ * count where it is small or was never analysed.
+ */
+export async function retainedEventCount(db: Q): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select reltuples::float8 as n from pg_class where oid = 'events'::regclass`.execute(db);
+  const estimate = Number(rows[0]?.n ?? -1);
+  if (estimate >= EXACT_COUNT_BELOW) return Math.round(estimate);
+  const exact = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(exact.n);
+}
+
 /**
  * The event log as other modules read it, a derived table to select from (PostgreSQL flattens it
  * into the reader's statement). Rows are written once, by the append, and deleted by retention.

@@ -64,7 +64,11 @@ export async function selectIntegrationPage(db: Q, filters: IntegrationFilters, 
   return { rows, total: Number(total.n) };
 }
 
-/** Every integration's id, slug and status (the /metrics gauges; integrations number in the thousands at most). */
+/** Every integration's id, slug, status and whether it has a webhook URL (the /metrics gauges and the alerts; integrations number in the thousands at most). */
 export function selectIntegrationStates(db: Q) {
-  return db.selectFrom('integrations').select(['id', 'slug', 'status']).orderBy('id').execute();
+  return db
+    .selectFrom('integrations')
+    .select((eb) => ['id', 'slug', 'status', eb('webhook_url', 'is not', null).as('has_webhook')])
+    .orderBy('id')
+    .execute();
 }

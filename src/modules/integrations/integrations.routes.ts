@@ -62,8 +62,8 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
 
   staff.post<{ Body: Static<typeof CreateBrandBody> }>(
     '/brands',
-    { schema: { summary: 'Create a brand', tags, body: CreateBrandBody, response: { 201: envelope(Brand), ...errorResponses(401, 403, 422) } } },
-    async (request, reply) => sendData(reply, 201, 'Brand created.', await createBrand(deps, request.body.name, request.body.sandbox)),
+    { schema: { summary: 'Create a brand', tags, body: CreateBrandBody, description: '`sandbox: true` needs an admin staff token (403 INSUFFICIENT_SCOPE otherwise).', response: { 201: envelope(Brand), ...errorResponses(401, 403, 422) } } },
+    async (request, reply) => sendData(reply, 201, 'Brand created.', await createBrand(deps, request.body.name, request.body.sandbox, request.staffToken)),
   );
 
   staff.get<{ Params: Static<typeof IdParams> }>(
@@ -74,8 +74,8 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
 
   staff.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateBrandBody> }>(
     '/brands/:id',
-    { schema: { summary: 'Change a brand (name, sandbox)', tags, params: IdParams, body: UpdateBrandBody, response: { 200: envelope(Brand), ...errorResponses(401, 403, 404, 422) } } },
-    async (request, reply) => sendData(reply, 200, 'Brand updated.', await updateBrand(deps, parseId(request.params.id, 'brand'), request.body)),
+    { schema: { summary: 'Change a brand (name, sandbox)', description: 'A body with `sandbox` needs an admin staff token (403 INSUFFICIENT_SCOPE otherwise).', tags, params: IdParams, body: UpdateBrandBody, response: { 200: envelope(Brand), ...errorResponses(401, 403, 404, 422) } } },
+    async (request, reply) => sendData(reply, 200, 'Brand updated.', await updateBrand(deps, request.staffToken, parseId(request.params.id, 'brand'), request.body)),
   );
 
   staff.put<{ Params: Static<typeof IdParams>; Body: Static<typeof BrandPlanBody> }>(

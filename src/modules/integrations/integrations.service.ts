@@ -11,7 +11,9 @@ import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { API_VERSION, EVENT_TYPES } from '../../lib/contract.js';
-import { findBrand, findIntegration, loadIntegrationWithFigures, lockLegacySealedSecrets, nextIntegrationId, setSealedSecrets, slugExists } from './integrations.sql.js';
+import { findBrand, findIntegration, loadIntegrationWithFigures, advanceBrandOffset, brandIntegrationIds, lockLegacySealedSecrets, newestSealedSecret, nextIntegrationId, selectBrandOffsets, setSealedSecrets, slugExists } from './integrations.sql.js';
+import { requireAdmin, type StaffIdentity } from './staff-tokens.service.js';
+import type { Clock } from '../../lib/clock.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -23,13 +25,26 @@ function brandView(row: { id: number; name: string; plan_active: boolean; sandbo
   return { id: row.id, name: row.name, plan: { active: row.plan_active }, sandbox: row.sandbox };
 }
 
-export async function createBrand(deps: Deps, name: string, sandbox = false) {
+const SANDBOX_FLAG = 'create a sandbox brand or change a brand\'s sandbox flag';
+
+/**
+ * A sandbox brand's integrations act as its host (bookings, cancellations, archives), so only an
+ * admin token may set the flag, and every setting is logged as a mint is.
+ */
+function sandboxFlagSet(deps: Deps, actor: StaffIdentity | undefined, brandId: number, sandbox: boolean): void {
+  deps.log.info({ staff_token_id: actor?.id ?? null, brand_id: brandId, sandbox }, 'brand sandbox flag set');
+}
+
+/** A new brand; `actor` is the staff token of the request (absent for the service's own calls). */
+export async function createBrand(deps: Deps, name: string, sandbox = false, actor?: StaffIdentity) {
+  if (sandbox && actor) requireAdmin(actor, SANDBOX_FLAG);
   const now = deps.clock.now();
   const row = await deps.db
     .insertInto('brands')
     .values({ name, plan_active: true, sandbox, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (sandbox) sandboxFlagSet(deps, actor, row.id, true);
   return brandView(row);
 }
 
@@ -40,7 +55,8 @@ export async function getBrand(deps: Deps, brandId: number) {
 }
 
 /** Staff PATCH /brands/{id}: name and sandbox flag; absent fields stay as they are. */
-export async function updateBrand(deps: Deps, brandId: number, input: { name?: string; sandbox?: boolean }) {
+export async function updateBrand(deps: Deps, actor: StaffIdentity, brandId: number, input: { name?: string; sandbox?: boolean }) {
+  if (input.sandbox !== undefined) requireAdmin(actor, SANDBOX_FLAG);
   const row = await deps.db
     .updateTable('brands')
     .set({
@@ -52,6 +68,7 @@ export async function updateBrand(deps: Deps, brandId: number, input: { name?: s
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound('No such brand.');
+  if (input.sandbox !== undefined) sandboxFlagSet(deps, actor, row.id, input.sandbox);
   return brandView(row);
 }
 
@@ -225,7 +242,31 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
     if (isUniqueViolation(error)) throw fail('SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
     throw error;
   }
+  // An integration of a brand whose clock runs ahead reads that clock from its first request.
+  if (deps.clock.brandOffsetSeconds(input.brand_id) !== 0) await reloadBrandClocks(deps);
   return { integration: await staffIntegrationView(deps, row.id), api_key: apiKey, webhook_secret: webhookSecret };
+}
+
+/** Reads every brand's clock offset into this process's clock (at start, after a move, and on a timer for other processes' moves). */
+export async function reloadBrandClocks(deps: Pick<Deps, 'db' | 'clock'>): Promise<boolean> {
+  const offsets = await selectBrandOffsets(deps.db);
+  // Offsets only grow, so a change is a brand that moved or an integration new to a moved brand.
+  const changed = offsets.some(
+    (o) => deps.clock.brandOffsetSeconds(o.brandId) !== o.offsetSeconds || o.integrationIds.some((id) => deps.clock.ofIntegration(id) !== deps.clock.ofBrand(o.brandId)),
+  );
+  deps.clock.setBrandOffsets(offsets);
+  return changed;
+}
+
+/**
+ * Moves a sandbox brand's clock forward (only its own data's time rules read it; src/lib/clock.ts)
+ * and answers the brand's clock. The caller has checked that the brand is a sandbox.
+ */
+export async function advanceBrandClock(deps: Deps, brandId: number, seconds: number): Promise<{ clock: Clock; integrationIds: number[] }> {
+  await advanceBrandOffset(deps.db, brandId, seconds);
+  await reloadBrandClocks(deps);
+  deps.signals.emit('clock');
+  return { clock: deps.clock.ofBrand(brandId), integrationIds: (await brandIntegrationIds(deps.db, brandId)) };
 }
 
 export interface UpdateIntegrationInput {
@@ -347,6 +388,20 @@ export async function resealWebhookSecrets(deps: Pick<Deps, 'db' | 'secrets'>): 
     }
     return rows.length;
   });
+}
+
+/**
+ * Opens one stored webhook secret (the newest integration's) with SECRETS_KEY, at every start: a
+ * wrong key stops the start rather than leaving a node that is ready yet fails every delivery.
+ */
+export async function checkSecretsKey(deps: Pick<Deps, 'db' | 'secrets'>): Promise<void> {
+  const row = await newestSealedSecret(deps.db);
+  if (!row) return;
+  try {
+    deps.secrets.decrypt(row.webhook_secret_enc, row.id);
+  } catch {
+    throw new ConfigError(`SECRETS_KEY does not open the stored webhook secret of integration ${row.id}: start with the key the secrets were sealed with`);
+  }
 }
 
 // Kept where main and the tests have always found it.

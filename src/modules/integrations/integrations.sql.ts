@@ -1,3 +1,4 @@
+import type { BrandOffset } from '../../lib/clock.js';
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { IntegrationPorts } from './integrations.ports.js';
@@ -46,6 +47,39 @@ export function lastSequenceQuery(db: Q, integrationId: number) {
  */
 export const appendTargetsSource = sql`(select id, slug, webhook_event_types, horizon_days, webhook_url is not null as has_webhook from integrations where status != 'disabled')`;
 
+/** The brands whose clock runs ahead of the service clock, with their integrations' ids. */
+export async function selectBrandOffsets(db: Q): Promise<BrandOffset[]> {
+  const rows = await db
+    .selectFrom('brands as b')
+    .leftJoin('integrations as i', 'i.brand_id', 'b.id')
+    .select(['b.id as brand_id', 'b.clock_offset_seconds', 'i.id as integration_id'])
+    .where('b.clock_offset_seconds', '!=', 0)
+    .execute();
+  const brands = new Map<number, BrandOffset>();
+  for (const row of rows) {
+    const brand = brands.get(row.brand_id) ?? { brandId: row.brand_id, offsetSeconds: row.clock_offset_seconds, integrationIds: [] };
+    if (row.integration_id !== null) brand.integrationIds.push(row.integration_id);
+    brands.set(row.brand_id, brand);
+  }
+  return [...brands.values()];
+}
+
+/** The ids of a brand's integrations. */
+export async function brandIntegrationIds(db: Q, brandId: number): Promise<number[]> {
+  return (await db.selectFrom('integrations').select('id').where('brand_id', '=', brandId).orderBy('id').execute()).map((r) => r.id);
+}
+
+/** Moves a brand's clock forward atomically; answers the new offset. */
+export async function advanceBrandOffset(db: Q, brandId: number, seconds: number): Promise<number> {
+  const row = await db
+    .updateTable('brands')
+    .set((eb) => ({ clock_offset_seconds: eb('clock_offset_seconds', '+', seconds) }))
+    .where('id', '=', brandId)
+    .returning('clock_offset_seconds')
+    .executeTakeFirstOrThrow();
+  return row.clock_offset_seconds;
+}
+
 /** Ids of the brands whose plan is active (`true`) or not, as a subquery. */
 export function brandIdsWithPlan(db: Q, active: boolean) {
   return db.selectFrom('brands').select('id').where('plan_active', '=', active);
@@ -88,6 +122,11 @@ export function lockLegacySealedSecrets(trx: Transaction<DB>, prefix: string) {
     .orderBy('id')
     .forUpdate()
     .execute();
+}
+
+/** The newest integration's sealed webhook secret (the start's check of SECRETS_KEY), or none. */
+export function newestSealedSecret(db: Q) {
+  return db.selectFrom('integrations').select(['id', 'webhook_secret_enc']).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
 export async function setSealedSecrets(trx: Transaction<DB>, id: number, current: string, previous: string | null): Promise<void> {

@@ -7,6 +7,8 @@ export interface BrandsTable {
   plan_active: Generated<boolean>;
   /** Its integrations may call the sandbox test-helper routes. */
   sandbox: Generated<boolean>;
+  /** Seconds the brand's clock runs ahead of the service clock (sandbox only; src/lib/clock.ts). */
+  clock_offset_seconds: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -110,10 +110,10 @@ export async function authenticateStaffToken(deps: Deps, token: string): Promise
   return { id: row.id, scope: row.scope };
 }
 
-/** Minting staff tokens and revoking other ones: admin tokens only. */
-export function requireAdmin(actor: StaffIdentity): void {
+/** Minting staff tokens, revoking other ones and a brand's sandbox flag: admin tokens only. */
+export function requireAdmin(actor: StaffIdentity, what = 'mint or revoke staff tokens'): void {
   if (actor.scope !== 'admin') {
-    throw fail('INSUFFICIENT_SCOPE', 'Only an admin staff token may mint or revoke staff tokens.');
+    throw fail('INSUFFICIENT_SCOPE', `Only an admin staff token may ${what}.`);
   }
 }
 

@@ -4,6 +4,9 @@ import type { Deps } from '../../deps.js';
 import type { PoolStats } from '../../db/database.js';
 import { selectIntegrationStates } from '../integrations/integrations.listing.sql.js';
 import { backlogByIntegration } from '../webhooks/webhooks.stats.sql.js';
+import { selectPausedStates } from '../webhooks/webhooks.sql.js';
+import { probeClockRow } from '../clock/clock.sql.js';
+import { retainedEventCount } from '../events/events.sql.js';
 
 /** How an availability snapshot was had (calendar.snapshots.ts, calendar.snapshot-refresh.ts). */
 const SNAPSHOT_OUTCOMES = ['kept', 'built', 'rebuilt_after_write', 'rebuild_failed', 'rebuild_unread'] as const;
@@ -75,9 +78,26 @@ export interface Metrics {
 }
 
 interface Snapshot {
-  states: { id: number; slug: string; status: 'active' | 'paused' | 'disabled' }[];
+  states: Awaited<ReturnType<typeof selectIntegrationStates>>;
   backlog: Awaited<ReturnType<typeof backlogByIntegration>>;
+  paused: Awaited<ReturnType<typeof selectPausedStates>>;
+  retained: number;
   now: number;
+}
+
+/**
+ * How long a scrape waits for the database's figures. Past it (or on an error) the scrape still
+ * answers, with `doorloom_ready 0` and without those figures, so that Prometheus tells a node whose
+ * database is away (DatabaseUnavailable) from a node that is down (NodeDown).
+ */
+const SCRAPE_DATABASE_MS = 3_000;
+
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the database within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -112,17 +132,29 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
     registers: [registry],
   });
 
-  // One read of the database per scrape, shared by the gauges below (collected side by side).
-  let loading: Promise<Snapshot> | null = null;
+  // One read of the database per scrape, shared by the gauges below (collected side by side);
+  // null when the database did not answer in time.
+  let loading: Promise<Snapshot | null> | null = null;
   const snapshot = () =>
-    (loading ??= (async () => {
-      const [states, backlog] = await Promise.all([selectIntegrationStates(deps.db), backlogByIntegration(deps.db, null)]);
-      return { states, backlog, now: deps.clock.nowMs() };
-    })().finally(() => setImmediate(() => (loading = null))));
+    (loading ??= within(
+      (async () => {
+        await probeClockRow(deps.db);
+        const [states, backlog, paused, retained] = await Promise.all([
+          selectIntegrationStates(deps.db),
+          backlogByIntegration(deps.db, null),
+          selectPausedStates(deps.db),
+          retainedEventCount(deps.db),
+        ]);
+        return { states, backlog, paused, retained, now: deps.clock.nowMs() };
+      })(),
+      SCRAPE_DATABASE_MS,
+    )
+      .catch(() => null)
+      .finally(() => setImmediate(() => (loading = null))));
 
   // Database-wide figures: every worker reads the same, so the node reports one of them, not their sum.
   /** A gauge per active or paused integration (disabled ones excluded), read from the snapshot. */
-  const perIntegration = (name: string, help: string, value: (s: Snapshot, id: number) => number) =>
+  const perIntegration = (name: string, help: string, value: (s: Snapshot, id: number) => number, webhookOnly = false) =>
     new Gauge({
       name,
       help,
@@ -132,13 +164,55 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
       async collect() {
         const s = await snapshot();
         this.reset();
-        for (const i of s.states) if (i.status !== 'disabled') this.set({ integration: i.slug }, value(s, i.id));
+        if (s) for (const i of s.states) if (i.status !== 'disabled' && (!webhookOnly || i.has_webhook)) this.set({ integration: i.slug }, value(s, i.id));
       },
     });
   perIntegration('doorloom_webhook_backlog_events', 'Undelivered events per integration (disabled ones excluded).', (s, id) => s.backlog.get(id)?.undelivered ?? 0);
-  perIntegration('doorloom_webhook_oldest_undelivered_seconds', 'Age of the oldest undelivered event per integration, in service-clock seconds (0 with none).', (s, id) => {
-    const oldest = s.backlog.get(id)?.oldestAt;
-    return oldest ? Math.max(0, (s.now - oldest.getTime()) / 1000) : 0;
+  const ageOf = (s: Snapshot, at: Date | null | undefined) => (at ? Math.max(0, (s.now - at.getTime()) / 1000) : 0);
+  perIntegration('doorloom_webhook_oldest_undelivered_seconds', 'Age of the oldest undelivered event per integration, in service-clock seconds (0 with none).', (s, id) =>
+    ageOf(s, s.backlog.get(id)?.oldestAt),
+  );
+  perIntegration(
+    'doorloom_webhook_oldest_undelivered_booking_seconds',
+    'Age of the oldest undelivered booking.changed event per integration with a webhook URL, in service-clock seconds (0 with none).',
+    (s, id) => ageOf(s, s.backlog.get(id)?.oldestBookingAt),
+    true,
+  );
+  new Gauge({
+    name: 'doorloom_integration_paused',
+    help: 'Integrations whose webhook delivery is paused (1), by slug and pause reason; absent when not paused.',
+    labelNames: ['integration', 'reason'] as const,
+    aggregator: 'max',
+    registers: [registry],
+    async collect() {
+      const s = await snapshot();
+      this.reset();
+      if (!s) return;
+      const byId = new Map(s.states.map((i) => [i.id, i]));
+      for (const p of s.paused) {
+        const i = byId.get(p.integration_id);
+        if (i?.status === 'paused') this.set({ integration: i.slug, reason: p.paused_reason ?? 'unknown' }, 1);
+      }
+    },
+  });
+  new Gauge({
+    name: 'doorloom_ready',
+    help: `Whether the database answered this scrape within ${SCRAPE_DATABASE_MS / 1000} s (1) or not (0): /readyz as a gauge.`,
+    aggregator: 'min',
+    registers: [registry],
+    async collect() {
+      this.set((await snapshot()) ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'doorloom_events_retained',
+    help: "Events retained in the event log, all integrations (PostgreSQL's estimate once over 100,000; the last figure read while the database does not answer).",
+    aggregator: 'max',
+    registers: [registry],
+    async collect() {
+      const s = await snapshot();
+      if (s) this.set(s.retained);
+    },
   });
   new Gauge({
     name: 'doorloom_integrations',
@@ -148,6 +222,8 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
     registers: [registry],
     async collect() {
       const s = await snapshot();
+      this.reset();
+      if (!s) return;
       const counts = { active: 0, paused: 0, disabled: 0 };
       for (const i of s.states) counts[i.status]++;
       for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
@@ -195,7 +271,11 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
     availabilitySnapshot(outcome) {
       snapshotsTotal.inc({ outcome });
     },
-    text: async () => (options.clusterWorker ? askPrimary() : `${await defaults.metrics()}\n${await registry.metrics()}`),
+    text: async () => {
+      // a scrape reads the database afresh, whatever an earlier one left
+      loading = null;
+      return options.clusterWorker ? askPrimary() : `${await defaults.metrics()}\n${await registry.metrics()}`;
+    },
   };
   deps.signals.on('recorded', (byType: unknown) => {
     if (byType instanceof Map) metrics.eventsRecorded(byType);

@@ -11,7 +11,7 @@ export async function selectStaffPropertyPage(db: Q, filters: { integrationId: n
   let base = db.selectFrom('properties as p');
   if (filters.brandId !== null) base = base.where('p.brand_id', '=', filters.brandId);
   if (filters.integrationId !== null) {
-    base = base.innerJoin('coverage as c', (join) => join.onRef('c.property_id', '=', 'p.id').on('c.integration_id', '=', filters.integrationId!));
+    base = base.innerJoin('coverage as c', (join) => join.onRef('c.property_id', '=', 'p.id').on('c.integration_id', '=', filters.integrationId));
   }
   const externalId = filters.integrationId !== null ? sql<string | null>`c.external_id` : sql<string | null>`null`;
   const [rows, total] = await Promise.all([

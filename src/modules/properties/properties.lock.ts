@@ -20,6 +20,8 @@ class PropertyLock {
     readonly propertyId: number,
     /** The property's status, read under the lock. */
     readonly status: PropertyStatus,
+    /** The property's brand (whose clock its data's time rules read). */
+    readonly brandId: number,
   ) {}
 }
 export type { PropertyLock };
@@ -37,8 +39,8 @@ export type { PropertyLock };
  */
 export async function lockProperty(trx: Transaction<DB>, property: number | RawBuilder<number | null>): Promise<PropertyLock | null> {
   const id = typeof property === 'number' ? sql`${property}::int` : sql`(${property})`;
-  const { rows } = await sql<{ id: number; status: PropertyStatus }>`select id, status from properties where id = ${id} for no key update`.execute(trx);
-  return rows[0] ? new PropertyLock(rows[0].id, rows[0].status) : null;
+  const { rows } = await sql<{ id: number; status: PropertyStatus; brand_id: number }>`select id, status, brand_id from properties where id = ${id} for no key update`.execute(trx);
+  return rows[0] ? new PropertyLock(rows[0].id, rows[0].status, rows[0].brand_id) : null;
 }
 
 /**

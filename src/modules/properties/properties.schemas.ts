@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Optional, Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable } from '../../http/schemas.js';
 
 /**
@@ -49,7 +49,7 @@ const money = (description: string) => Type.Number({ minimum: 0, maximum: MAX_MO
 const guests = (description: string) => Type.Integer({ minimum: 1, maximum: 500, description });
 const rooms = (description: string) => Type.Integer({ minimum: 0, maximum: 500, description });
 
-const opt = Type.Optional;
+const opt = Optional;
 
 function addressGroup(create: boolean) {
   const req = <T extends TSchema>(s: T) => (create ? s : opt(s));

@@ -166,6 +166,12 @@ export async function propertyExists(db: Q, id: number): Promise<boolean> {
   return (await db.selectFrom('properties').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
+/** The property's brand, or null when there is no such property. */
+export async function propertyBrandId(db: Q, id: number): Promise<number | null> {
+  const row = await db.selectFrom('properties').select('brand_id').where('id', '=', id).executeTakeFirst();
+  return row?.brand_id ?? null;
+}
+
 /** A property's prices and tax flags (what its rates are built from), as a query of one row; `propertyId` is an SQL expression. */
 export function pricingQuery(db: Q, propertyId: RawBuilder<number>) {
   return db.selectFrom('properties').select([...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst']).where('id', '=', propertyId);

@@ -26,6 +26,7 @@ import {
 } from './sandbox.schemas.js';
 import {
   sandboxAdvanceClock,
+  sandboxClock,
   sandboxArchive,
   sandboxBlock,
   sandboxHostBooking,
@@ -61,13 +62,27 @@ export interface SandboxGateOptions {
   countUnrouted: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
+const hidden = new WeakSet<FastifyRequest>();
+
+/** Whether the request reached a sandbox route it may not see (answered as an unknown path). */
+export const isHiddenSandboxRequest = (request: FastifyRequest): boolean => hidden.has(request);
+
 /**
- * onRequest hook of the sandbox scope. A request that is not from an active sandbox integration
- * is answered exactly as a path the service does not have (counted per address only, 404
- * NOT_FOUND "No such endpoint."), before its body is read, so nothing tells that the routes exist.
+ * Hooks of the sandbox scope. A request that is not from an active sandbox integration is answered
+ * exactly as a path the service does not have, step by step: counted per address only when it
+ * arrives (so the same rate-limit fields, and the same 429 over the limit), its body then read as
+ * any body is (so malformed JSON, a wrong media type or an oversized body get the same 4xx), and
+ * then 404 NOT_FOUND "No such endpoint." instead of the route. Nothing tells that the routes exist.
  */
 export function sandboxGate(deps: Deps, options: SandboxGateOptions) {
-  return async function sandboxOnly(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return {
+    onRequest: sandboxOnly,
+    async preValidation(request: FastifyRequest): Promise<void> {
+      if (hidden.has(request)) throw notFound('No such endpoint.');
+    },
+  };
+
+  async function sandboxOnly(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     let authenticated = true;
     try {
       await run(options.authenticate, request, reply);
@@ -78,10 +93,11 @@ export function sandboxGate(deps: Deps, options: SandboxGateOptions) {
     }
     if (!authenticated || !(await brandIsSandbox(deps.db, request.integration.brandId))) {
       await options.countUnrouted(request, reply);
-      throw notFound('No such endpoint.');
+      hidden.add(request);
+      return;
     }
     await run(options.authenticateAndCount, request, reply);
-  };
+  }
 }
 
 /**
@@ -185,19 +201,35 @@ export function registerSandboxRoutes(api: FastifyInstance, deps: Deps): void {
     async (request, reply) => sendData(reply, 200, 'Property archived.', await sandboxArchive(deps, integrationOf(request), request.params.property)),
   );
 
+  const brandClock =
+    'The clock is the calling integration’s brand’s own: it drives that brand’s data (today for bookings and snapshots, the horizon and its roll, events’ created_at and retention, the 24-hour re-sync window, the delivery retry ladder, pause and probe). Rate limits, staff tokens, leases, idempotency records and webhook signature timestamps stay on the service clock, so receivers verify every delivery.';
+
+  api.get(
+    '/sandbox/clock',
+    {
+      config,
+      schema: {
+        summary: 'Sandbox: the brand’s clock',
+        description: brandClock,
+        tags,
+        response: { 200: envelope(ClockAnswer), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request, reply) => sendData(reply, 200, 'Brand clock.', sandboxClock(deps, request.integration.brandId)),
+  );
+
   api.post<{ Body: Static<typeof SandboxClockBody> }>(
     '/sandbox/clock/advance',
     {
       config,
       schema: {
-        summary: 'Sandbox: move the service clock forward by whole days (test clock only)',
-        description:
-          'Only when the service runs with TEST_CLOCK=1; otherwise 409 TEST_CLOCK_DISABLED. The clock is the whole service’s, as staff `POST /clock` moves it: retries, the horizon roll and other time rules that fell due run within about a second.',
+        summary: 'Sandbox: move the brand’s clock forward by whole days',
+        description: `${brandClock} Forward only. The horizon roll and event retention that fell due run before the answer; deliveries and retries within about a second.`,
         tags,
         body: SandboxClockBody,
-        response: { 200: envelope(ClockAnswer), ...errorResponses(401, 403, 409, 422, 429) },
+        response: { 200: envelope(ClockAnswer), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request, reply) => sendData(reply, 200, 'Service clock moved.', await sandboxAdvanceClock(deps, request.body.days)),
+    async (request, reply) => sendData(reply, 200, 'Brand clock moved.', await sandboxAdvanceClock(deps, request.integration.brandId, request.body.days)),
   );
 }

@@ -4,8 +4,12 @@ import { HostCreateBookingBody } from '../bookings/bookings.schemas.js';
 
 /**
  * The sandbox's test-helper bodies. Each route acts as the host would through the staff API, so
- * its body is the staff body's fields with defaults that make a one-line `trigger` possible.
+ * its body is the staff body's fields with defaults that make a one-line `trigger` possible. Every
+ * body takes its documented fields only (`Strict`): an unknown field is 422, never passed on.
  */
+
+/** No field beyond the listed ones. */
+const Strict = { additionalProperties: false } as const;
 
 const Night = (description: string) => Type.String({ description, examples: ['2026-12-24'] });
 const NightsFrom = Night('First night, inclusive (YYYY-MM-DD)');
@@ -39,6 +43,7 @@ export const SandboxBookingBody = Type.Object(
     source: host.source,
   },
   {
+    ...Strict,
     description:
       'The host booking body of the staff API. Defaults: one unit picked by the service for one adult, guest "Sandbox guest", total 0, channel direct, status confirmed.',
   },
@@ -48,7 +53,7 @@ export type SandboxBookingInput = Static<typeof SandboxBookingBody>;
 export const SandboxCancelBody = Type.Object({
   reason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
   refund_note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-});
+}, Strict);
 export type SandboxCancelInput = Static<typeof SandboxCancelBody>;
 
 export const SandboxBlockBody = Type.Object({
@@ -60,10 +65,10 @@ export const SandboxBlockBody = Type.Object({
     }),
   ),
   inventory_ids: InventoryIds,
-});
+}, Strict);
 export type SandboxBlockInput = Static<typeof SandboxBlockBody>;
 
-export const SandboxUnblockBody = Type.Object({ from: NightsFrom, to: NightsTo, inventory_ids: InventoryIds });
+export const SandboxUnblockBody = Type.Object({ from: NightsFrom, to: NightsTo, inventory_ids: InventoryIds }, Strict);
 export type SandboxUnblockInput = Static<typeof SandboxUnblockBody>;
 
 const Money = (description: string) => Type.Number({ minimum: 0, maximum: 9999999999, description });
@@ -75,7 +80,7 @@ export const SandboxRateBody = Type.Object({
   extra_adult_price: Type.Optional(Money('INR per extra adult per night')),
   extra_child_price: Type.Optional(Money('INR per extra child per night')),
   clear: Type.Optional(Type.Boolean({ description: 'true removes every price override of these nights instead' })),
-});
+}, Strict);
 export type SandboxRateInput = Static<typeof SandboxRateBody>;
 
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }));
@@ -88,12 +93,12 @@ export const SandboxRestrictionBody = Type.Object({
   stop_sell: Flag('Nights not for sale'),
   closed_to_arrival: Flag('No check-in on these nights'),
   closed_to_departure: Flag('No check-out on these dates'),
-});
+}, Strict);
 export type SandboxRestrictionInput = Static<typeof SandboxRestrictionBody>;
 
 export const SandboxClockBody = Type.Object({
-  days: Type.Integer({ minimum: 1, maximum: 366, description: 'Days to move the service clock forward (1 to 366)' }),
-});
+  days: Type.Integer({ minimum: 1, maximum: 366, description: 'Days to move the brand’s clock forward (1 to 366)' }),
+}, Strict);
 
 export const HostEditAnswer = Type.Object({
   doorloom_id: Type.Integer(),
@@ -102,6 +107,6 @@ export const HostEditAnswer = Type.Object({
 });
 
 export const ClockAnswer = Type.Object({
-  now: Type.String({ description: 'The service clock after the move (ISO-8601 with +05:30)' }),
-  offset_seconds: Type.Integer({ description: 'How far the service clock runs ahead of real time' }),
+  now: Type.String({ description: 'The brand’s clock (ISO-8601 with +05:30)' }),
+  offset_seconds: Type.Integer({ description: 'How far the brand’s clock runs ahead of real time' }),
 });

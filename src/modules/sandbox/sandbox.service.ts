@@ -5,11 +5,14 @@
  * the host's (origin `doorloom`, to every integration covering the property).
  */
 import type { Deps } from '../../deps.js';
-import { fail, notFound } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { cancelBooking, getBooking, hostCreateBooking } from '../bookings/bookings.service.js';
 import { setCalendar, setRateOverrides, setRestrictions, type HostEditResult } from '../calendar/calendar.service.js';
-import { advanceServiceClock } from '../clock/clock.routes.js';
+import { rollHorizon } from '../calendar/calendar.horizon.js';
+import { advanceBrandClock } from '../integrations/integrations.service.js';
+import { expireEvents } from '../jobs/jobs.daily.js';
+import type { Clock } from '../../lib/clock.js';
 import { requireCoveredProperty } from '../properties/properties.resolve.js';
 import { archiveProperty, getProperty } from '../properties/properties.service.js';
 import type {
@@ -30,11 +33,17 @@ async function coveredId(deps: Deps, integrationId: number, ref: string): Promis
 /** Staff `POST /properties/{id}/bookings`; answers the booking as the integration sees it. */
 export async function sandboxHostBooking(deps: Deps, integrationId: number, ref: string, input: SandboxBookingInput) {
   const propertyId = await coveredId(deps, integrationId, ref);
+  // Field by field: nothing the schema does not list reaches the staff function.
   const booking = await hostCreateBooking(deps, propertyId, {
-    ...input,
+    check_in: input.check_in,
+    check_out: input.check_out,
     units: input.units ?? [{ adults: 1 }],
     guest: input.guest ?? { name: 'Sandbox guest' },
     pricing: input.pricing ?? { total: 0 },
+    external_booking_id: input.external_booking_id,
+    status: input.status,
+    notes: input.notes,
+    source: input.source,
   });
   return getBooking(deps, { integrationId }, { id: booking.id });
 }
@@ -48,7 +57,7 @@ export async function sandboxHostCancel(deps: Deps, integrationId: number, booki
   await coveredId(deps, integrationId, String(seen.property.doorloom_id)).catch(() => {
     throw notFound('No such booking.');
   });
-  const { changed } = await cancelBooking(deps, { host: true }, { id: bookingId }, input, undefined);
+  const { changed } = await cancelBooking(deps, { host: true }, { id: bookingId }, { reason: input.reason, refund_note: input.refund_note }, undefined);
   return { changed, booking: await getBooking(deps, { integrationId }, { id: bookingId }) };
 }
 
@@ -67,13 +76,16 @@ export async function sandboxUnblock(deps: Deps, integrationId: number, ref: str
 /** Staff `PUT /properties/{id}/rates`. */
 export async function sandboxRateOverride(deps: Deps, integrationId: number, ref: string, input: SandboxRateInput): Promise<HostEditResult> {
   const propertyId = await coveredId(deps, integrationId, ref);
-  return setRateOverrides(deps, propertyId, input);
+  const { from, to, base_price, extra_adult_price, extra_child_price, clear } = input;
+  return setRateOverrides(deps, propertyId, { from, to, base_price, extra_adult_price, extra_child_price, clear });
 }
 
 /** Staff `PUT /properties/{id}/restrictions` with per-night restrictions. */
 export async function sandboxRestrictionOverride(deps: Deps, integrationId: number, ref: string, input: SandboxRestrictionInput): Promise<HostEditResult> {
   const propertyId = await coveredId(deps, integrationId, ref);
-  return setRestrictions(deps, propertyId, input);
+  // Per-night restrictions only: the property-wide `rules` of the staff body are not the sandbox's.
+  const { from, to, min_stay, max_stay, stop_sell, closed_to_arrival, closed_to_departure } = input;
+  return setRestrictions(deps, propertyId, { from, to, min_stay, max_stay, stop_sell, closed_to_arrival, closed_to_departure });
 }
 
 /** Staff `POST /properties/{id}/archive`; answers the property as the integration sees it. */
@@ -83,11 +95,23 @@ export async function sandboxArchive(deps: Deps, integrationId: number, ref: str
   return getProperty(deps, integrationId, String(propertyId));
 }
 
-/** Staff `POST /clock`, in days; only when the service runs with TEST_CLOCK=1. */
-export async function sandboxAdvanceClock(deps: Deps, days: number) {
-  if (!deps.config.testClock) {
-    throw fail('TEST_CLOCK_DISABLED', 'The service runs on real time (TEST_CLOCK is off), so its clock cannot be moved.');
-  }
-  await advanceServiceClock(deps, days * DAY_SECONDS);
-  return { now: formatTimestamp(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds()) };
+/** A brand's clock as the sandbox answers it: its time, and how far it runs ahead of real time. */
+const clockView = (clock: Clock) => ({ now: formatTimestamp(clock.now()), offset_seconds: Math.round(clock.offsetSeconds()) });
+
+/** The calling integration's brand clock. */
+export function sandboxClock(deps: Deps, brandId: number) {
+  return clockView(deps.clock.ofBrand(brandId));
+}
+
+/**
+ * Moves the calling integration's brand clock forward by whole days: only that brand's data's time
+ * rules read it (src/lib/clock.ts), so it needs no test clock. What fell due on the brand's clock
+ * is done before the answer: the horizon roll and event retention of the brand's integrations;
+ * deliveries and their retries follow within about a second.
+ */
+export async function sandboxAdvanceClock(deps: Deps, brandId: number, days: number) {
+  const { clock, integrationIds } = await advanceBrandClock(deps, brandId, days * DAY_SECONDS);
+  await rollHorizon(deps, { integrationIds });
+  await expireEvents(deps, integrationIds);
+  return clockView(clock);
 }

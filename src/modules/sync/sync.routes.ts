@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
 import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
-import { requestSync, SyncBody, SYNC_DAILY_CALLS, type SyncInput } from './sync.service.js';
+import { countSyncCallToday, requestSync, SyncBody, SYNC_DAILY_CALLS, type SyncInput } from './sync.service.js';
 
 const SyncAccepted = Type.Object({
   queued_properties: Type.Integer(),
@@ -16,14 +16,23 @@ const SyncAccepted = Type.Object({
 export function registerSyncRoutes(api: FastifyInstance, deps: Deps): void {
   const tags = ['events'];
 
+  // The daily quota is a tier of its own; it names the X-RateLimit fields when it is the tightest,
+  // on the 202 and on the refusals that follow the count (422, SYNC_TOO_SOON) alike.
+  const countCall = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const remaining = await countSyncCallToday(deps, request.integration.id);
+    const shown = Number(reply.getHeader('x-ratelimit-remaining'));
+    if (!(Number.isFinite(shown) && shown < remaining)) {
+      reply.header('x-ratelimit-limit', String(SYNC_DAILY_CALLS)).header('x-ratelimit-remaining', String(remaining));
+    }
+  };
+
   api.post<{ Body: SyncInput }>(
     '/sync',
     {
-      // No body (or null) is a sync of everything. The route validates the body once; its verdict
-      // is answered after the call is counted (refusals count), so it is attached, not sent.
-      preValidation: absentBodyIsEmpty(true),
+      // No body (or null) is a sync of everything. The call is counted before the body is
+      // validated: refusals count, a 422 included.
+      preValidation: [absentBodyIsEmpty(true), countCall],
       validatorCompiler: bodyValidation(),
-      attachValidation: true,
       schema: {
         summary: 'Queue a full re-sync through the webhook path (one per 24 hours)',
         tags,
@@ -32,14 +41,7 @@ export function registerSyncRoutes(api: FastifyInstance, deps: Deps): void {
       },
     },
     async (request, reply) => {
-      // The daily quota is a tier of its own; it names the X-RateLimit fields when it is the
-      // tightest, on the 202 and on the refusals that follow the count (422, SYNC_TOO_SOON) alike.
-      const accepted = await requestSync(deps, request.integration.id, request.body, (remaining) => {
-        const shown = Number(reply.getHeader('x-ratelimit-remaining'));
-        if (!(Number.isFinite(shown) && shown < remaining)) {
-          reply.header('x-ratelimit-limit', String(SYNC_DAILY_CALLS)).header('x-ratelimit-remaining', String(remaining));
-        }
-      }, request.validationError);
+      const accepted = await requestSync(deps, request.integration.id, request.body);
       return sendData(reply, 202, 'Sync queued.', {
         queued_properties: accepted.queued_properties,
         horizon_days: accepted.horizon_days,

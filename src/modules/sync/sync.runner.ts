@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
@@ -8,7 +9,7 @@ import { appendEvents, unitOfWork, type EventDraft, type EventTarget } from '../
 import { lockProperty } from '../properties/properties.lock.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { selectAppendTargets } from '../properties/properties.sql.js';
-import { createClaims, holdLease, LeaseLostError, type Claims, type Lease } from '../webhooks/webhooks.claims.js';
+import { createClaims, holdLease, LeaseLostError, type Claims, type Lease } from '../leases/leases.claims.js';
 import { advanceSyncJob, lockSyncJob, selectOpenSyncJobs } from './sync.sql.js';
 
 /**
@@ -50,7 +51,7 @@ async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolea
       return false;
     }
     const propertyId = job.property_ids[job.next_index];
-    const today = kolkataDate(now);
+    const today = kolkataDate(dataClock(deps.clock, 'horizon', { integrationId: job.integration_id }).now());
     // The property's calendar lock, the one every writer of its calendar, units and settings takes,
     // before anything is read: the state regenerated here and the sequences allocated for it are
     // then both after every write that committed before, and before every write that follows. Read

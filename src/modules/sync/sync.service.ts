@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector } from '../../http/errors.js';
@@ -44,40 +45,33 @@ export interface SyncAccepted {
   queued_properties: number;
   horizon_days: number;
   types: EventType[];
-  /** The day's calls left, for X-RateLimit-Remaining. */
-  remaining: number;
 }
 
 /**
- * POST /sync (contract "POST /sync", decisions §8). In order:
- * 1. the call is counted against the Asia/Kolkata day (every call, refusals included); the 7th
- *    and later are 429 RATE_LIMITED until the day ends;
- * 2. the body is validated (422, PROPERTY_NOT_MAPPED for an id outside coverage); nothing is
- *    consumed but the call;
- * 3. one accepted sync per 24 hours, else 429 SYNC_TOO_SOON with errors.retry_after;
- * 4. accepted: a job is queued for the background runner (never regenerated in the request).
+ * Counts a POST /sync call against the Asia/Kolkata day (contract "POST /sync", decisions §8): every
+ * call counts, refusals included, so the route does it in a hook before the body is validated. The
+ * 7th and later calls of a day are 429 RATE_LIMITED until the day ends. Returns the day's calls left.
  */
-export async function requestSync(
-  deps: Deps,
-  integrationId: number,
-  body: SyncInput,
-  /** Told the day's calls left once this call is counted, before any refusal that follows. */
-  onCounted?: (remaining: number) => void,
-  /** The route's verdict on the body when it failed validation: answered once the call is counted. */
-  invalidBody?: Error,
-): Promise<SyncAccepted> {
-  const now = deps.clock.nowMs();
+export async function countSyncCallToday(deps: Deps, integrationId: number): Promise<number> {
+  // The day's calls and the 24-hour window run on the brand's clock (a sandbox brand's own).
+  const now = dataClock(deps.clock, 'resyncWindow', { integrationId }).nowMs();
   const today = kolkataDate(now);
-
   const calls = await countSyncCall(deps.db, integrationId, today);
   if (calls > SYNC_DAILY_CALLS) {
     const nextDay = startOfKolkataDate(addDays(today, 1)).getTime();
     throw rateLimited(Math.max(1, Math.ceil((nextDay - now) / 1000)));
   }
-  const remaining = SYNC_DAILY_CALLS - calls;
-  onCounted?.(remaining);
+  return SYNC_DAILY_CALLS - calls;
+}
 
-  if (invalidBody) throw invalidBody;
+/**
+ * POST /sync once the call is counted (countSyncCallToday) and the body passed validation:
+ * 1. PROPERTY_NOT_MAPPED for an id outside coverage; nothing is consumed but the call;
+ * 2. one accepted sync per 24 hours, else 429 SYNC_TOO_SOON with errors.retry_after;
+ * 3. accepted: a job is queued for the background runner (never regenerated in the request).
+ */
+export async function requestSync(deps: Deps, integrationId: number, body: SyncInput): Promise<SyncAccepted> {
+  const now = dataClock(deps.clock, 'resyncWindow', { integrationId }).nowMs();
   const { property_ids: propertyIds, types: rawTypes } = body;
 
   const problems = new FieldErrorCollector();
@@ -122,7 +116,7 @@ export async function requestSync(
     );
   }
   deps.signals.emit('sync');
-  return { queued_properties: outcome.queued, horizon_days: outcome.horizonDays, types, remaining };
+  return { queued_properties: outcome.queued, horizon_days: outcome.horizonDays, types };
 }
 
 /** The sync module's retention: finished jobs created before the cutoff. */

@@ -1,10 +1,11 @@
+import { dataClock } from '../../lib/clock.js';
 import { unitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason } from './webhooks.policy.js';
 import type { SendResult } from './webhooks.send.js';
 import { countEventFailure, countFailedPing, insertAttemptsQuery, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
 import { integrationStatus, setIntegrationStatus } from '../integrations/integrations.sql.js';
-import { holdLease, type Lease } from './webhooks.leases.sql.js';
+import { holdLease, type Lease } from '../leases/leases.sql.js';
 
 /** One attempt as the attempt log keeps it. */
 export interface Attempt {
@@ -30,6 +31,7 @@ export function attemptRow(integrationId: number, worker: string, a: Attempt): A
     error: a.result.error,
     success: a.result.ok,
     response_body: a.result.body,
+    private_answer: a.result.privateAddress === true,
     worker,
   };
 }
@@ -58,7 +60,7 @@ export class OutcomeBuffer {
   private items: Done[] = [];
   private firstQueuedAt = 0;
   private inflight: Promise<void> | null = null;
-  private failure: unknown = null;
+  private failure: { error: unknown } | null = null;
   /** Latest success not yet written to the integration row. */
   private untouched: number | null = null;
   private lastTouch = 0;
@@ -98,24 +100,29 @@ export class OutcomeBuffer {
 
   /** Starts a flush when one is due; waits only when too much is unwritten. */
   async maybeFlush(): Promise<void> {
-    if (this.failure) throw this.failure;
+    this.throwFailure();
     if (!this.inflight && this.items.length > 0 && (this.items.length >= FLUSH_AT || performance.now() - this.firstQueuedAt >= FLUSH_AFTER_MS)) {
       this.start();
     }
     if (this.items.length >= MAX_UNWRITTEN && this.inflight) await this.inflight;
-    if (this.failure) throw this.failure;
+    this.throwFailure();
   }
 
   /** Writes everything buffered, then the integration's last success if still unwritten. */
   async drain(): Promise<void> {
     for (;;) {
-      if (this.failure) throw this.failure;
+      this.throwFailure();
       if (this.inflight) await this.inflight;
       else if (this.items.length > 0) this.start();
       else break;
     }
-    if (this.failure) throw this.failure;
+    this.throwFailure();
     if (this.untouched !== null) await this.touch(this.untouched);
+  }
+
+  /** Once a write has failed, every later call fails with its error. */
+  private throwFailure(): void {
+    if (this.failure) throw this.failure.error;
   }
 
   private start(): void {
@@ -123,7 +130,7 @@ export class OutcomeBuffer {
     this.items = [];
     this.inflight = this.write(items)
       .catch((error) => {
-        this.failure = error;
+        this.failure = { error };
       })
       .finally(() => {
         this.inflight = null;
@@ -203,7 +210,7 @@ export async function recordEventFailure(
     const status = await integrationStatus(trx, integrationId, true);
     const row = await lockFailureCounters(trx, integrationId);
     const eventFailures = await countEventFailure(trx, integrationId, sequence);
-    const now = deps.clock.nowMs();
+    const now = dataClock(deps.clock, 'deliveryRetries', { integrationId }).nowMs();
     const failures = row.consecutive_failures + 1;
     const firstFailureAt = row.first_failure_at?.getTime() ?? now;
     const decided = afterFailure(
@@ -241,7 +248,7 @@ export async function recordEventFailure(
 
 /** Pauses an active integration now; its first ping is due in 15 minutes. */
 export async function pauseIntegration(deps: Deps, subject: Subject, reason: PauseReason, lease: Lease | null = null): Promise<void> {
-  const now = deps.clock.nowMs();
+  const now = dataClock(deps.clock, 'deliveryRetries', { integrationId: subject.integrationId }).nowMs();
   const paused = await unitOfWork(deps, async (trx) => {
     if (lease) await holdLease(trx, lease);
     if (!(await setIntegrationStatus(trx, subject.integrationId, 'paused', ['active'], new Date(now)))) return false;
@@ -283,7 +290,7 @@ export async function recordPing(deps: Deps, subject: Subject, worker: string, a
   const { integrationId } = subject;
   const resumed = await unitOfWork(deps, async (trx) => {
     if (lease) await holdLease(trx, lease);
-    const now = deps.clock.nowMs();
+    const now = dataClock(deps.clock, 'deliveryRetries', { integrationId }).nowMs();
     let resumed = false;
     if (attempt.result.ok) {
       resumed = await resumeDelivery(trx, integrationId, { at: new Date(now), from: ['paused'], succeededAt: new Date(now) });

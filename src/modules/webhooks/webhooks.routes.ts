@@ -48,7 +48,7 @@ const DeliveryAttempt = Type.Object({
   status_code: Nullable(Type.Integer({ description: 'HTTP status of the answer; null when none came' })),
   error: Nullable(Type.String({ description: 'CODE: detail when no HTTP answer came (timeout, refused, network error)' })),
   duration_ms: Type.Integer({ description: 'From the request to the whole answer, or to the failure' }),
-  response_body: Nullable(Type.String({ description: 'First 4 KB of the answer' })),
+  response_body: Nullable(Type.String({ description: 'First 4 KB of the answer; null when none came, or when it came from a loopback, private, link-local or reserved address (possible only where the service allows such receivers)' })),
   next_attempt_at: Nullable(Type.String({ description: 'When this failed event is tried again (the latest failure of the event at the head of the queue); null otherwise' })),
 });
 

@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
-import { deliveryTargetProblem, guardedLookup, type TargetPolicy } from './webhooks.url.js';
+import { isIP } from 'node:net';
+import { deliveryTargetProblem, guardedLookup, isForbiddenAddress, recordingLookup, type TargetPolicy } from './webhooks.url.js';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
 /** The answer kept in the attempt log. */
@@ -15,6 +16,8 @@ export interface SendResult {
   durationMs: number;
   /** The first 4 KB of the answer, as text. */
   body: string | null;
+  /** The answer came from a loopback, private, link-local or reserved address (WEBHOOK_ALLOW_PRIVATE only). */
+  privateAddress?: boolean;
 }
 
 export interface SendRequest {
@@ -90,10 +93,18 @@ function closedWhileReused(error: Error & { code?: string; socket?: { bytesRead?
  * event; one ordered stream stayed within the noise (its time goes to the round trip).
  */
 export function createSender(policy: TargetPolicy): Sender {
+  const privateNames = new Set<string>();
+  const fromPrivate = (url: URL): boolean => {
+    if (!policy.private) return false;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    return isIP(host) ? isForbiddenAddress(host) : privateNames.has(host);
+  };
   const agent = new Agent({
     // Without WEBHOOK_ALLOW_PRIVATE every resolved address is checked as the connection is made
     // (Node does not call `lookup` for an IP literal: deliveryTargetProblem judges those).
-    connect: { timeout: CONNECT_TIMEOUT_MS, ...(policy.private ? {} : { lookup: guardedLookup() as never }) },
+    // With it, the names that resolved to such an address are remembered (for good: a name that
+    // did once may again), so that their answers are marked private.
+    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: policy.private ? recordingLookup(privateNames) : guardedLookup() },
     // The response deadline is the integration's, kept below; undici's own would answer first.
     headersTimeout: 0,
     bodyTimeout: 0,
@@ -135,7 +146,7 @@ export function createSender(policy: TargetPolicy): Sender {
         error: null,
         durationMs: Math.round(performance.now() - started),
         // NUL cannot be stored in a text column
-        body: Buffer.concat(kept).toString('utf8').replace(/\u0000/g, ''),
+        body: Buffer.concat(kept).toString('utf8').replaceAll('\u0000', ''),
       });
       const fail = (code: string, message: string, retry = false) =>
         finish({ ok: false, status: null, error: `${code}: ${message}`, durationMs: Math.round(performance.now() - started), body: null }, retry);
@@ -205,7 +216,7 @@ export function createSender(policy: TargetPolicy): Sender {
       // the send): sent once more rather than counted as a failed attempt. Should the first copy
       // have arrived after all, a duplicate is harmless (receivers apply by sequence).
       const { retry: _, ...result } = first.retry ? await once(request, target, started) : first;
-      return result;
+      return result.status !== null && fromPrivate(request.url) ? { ...result, privateAddress: true } : result;
     },
     close() {
       void agent.destroy();

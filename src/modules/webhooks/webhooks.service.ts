@@ -1,3 +1,4 @@
+import { dataClock } from '../../lib/clock.js';
 import type { Deps } from '../../deps.js';
 import { notFound, resumeOfDisabled } from '../../http/errors.js';
 import { formatTimestamp, formatTimestampOrNull } from '../../lib/time.js';
@@ -17,7 +18,7 @@ export async function resumeWebhook(deps: Deps, integrationId: number) {
   const current = await findIntegration(deps.db, integrationId);
   if (!current) throw notFound('No such integration.');
   if (current.status === 'disabled') throw resumeOfDisabled();
-  if (await unitOfWork(deps, (uow) => resumeDelivery(uow, integrationId, { at: deps.clock.now(), from: ['active', 'paused'] }))) {
+  if (await unitOfWork(deps, (uow) => resumeDelivery(uow, integrationId, { at: dataClock(deps.clock, 'deliveryRetries', { integrationId }).now(), from: ['active', 'paused'] }))) {
     deps.log.warn({ integrationId, slug: current.slug, wasPaused: current.status === 'paused' }, 'webhook delivery resumed by staff');
   }
   await wakeDelivery(deps, [integrationId]);
@@ -72,7 +73,8 @@ export async function partnerDeliveries(deps: Deps, integrationId: number, befor
       status_code: r.status_code,
       error: r.error,
       duration_ms: r.duration_ms,
-      response_body: r.response_body,
+      // An answer from a non-public address is the service's network's, not the partner's to read.
+      response_body: r.private_answer ? null : r.response_body,
       next_attempt_at: retry && retry.attemptId === r.id ? formatTimestampOrNull(retry.at) : null,
     })),
     cursor: { next_before: page.length > 0 ? page[page.length - 1].id : before, has_more: rows.length > limit },

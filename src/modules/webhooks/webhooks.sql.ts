@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction, t
 import type { DB } from '../../db/schema.js';
 import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhooks.tables.js';
 import { deliveryConfigSource } from '../integrations/integrations.sql.js';
-import { leaseHeldQuery, LeaseLostError, type Lease } from './webhooks.leases.sql.js';
+import { leaseHeldQuery, LeaseLostError, type Lease } from '../leases/leases.sql.js';
 import { eventLog } from '../events/events.sql.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 
@@ -158,6 +158,11 @@ export async function selectDeliveryStates(db: Q, integrationIds: number[]) {
   return new Map(rows.map((r) => [r.integration_id, r]));
 }
 
+/** The delivery state of every integration whose delivery is paused (the alerts and /metrics). */
+export function selectPausedStates(db: Q) {
+  return deliveryStateSource(db).where('paused_at', 'is not', null).orderBy('integration_id').execute();
+}
+
 /** One integration's events still to deliver, each with its failed attempts so far (`attempts`), in sequence order. */
 function pendingQueue(db: Q, integrationId: number) {
   return db
@@ -241,12 +246,13 @@ function attemptColumns(rows: AttemptRow[]) {
     eventType: rows.map((r) => r.event_type),
     sequence: rows.map((r) => r.sequence ?? null),
     attempt: rows.map((r) => r.attempt ?? null),
-    at: rows.map((r) => (r.attempted_at as Date).toISOString()),
+    at: rows.map((r) => (r.attempted_at).toISOString()),
     duration: rows.map((r) => r.duration_ms),
     status: rows.map((r) => r.status_code ?? null),
     error: rows.map((r) => r.error ?? null),
     success: rows.map((r) => r.success),
     body: rows.map((r) => r.response_body ?? null),
+    private: rows.map((r) => r.private_answer ?? false),
     worker: rows.map((r) => r.worker),
   };
 }
@@ -255,9 +261,9 @@ function attemptColumns(rows: AttemptRow[]) {
 export function insertAttemptsQuery(rows: AttemptRow[]): RawBuilder<unknown> {
   const c = attemptColumns(rows);
   return sql`
-    insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, worker)
+    insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, private_answer, worker)
     select * from unnest(${c.integration}::int[], ${c.eventId}::text[], ${c.eventType}::text[], ${c.sequence}::bigint[], ${c.attempt}::int[],
-      ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.worker}::text[])
+      ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.private}::bool[], ${c.worker}::text[])
   `;
 }
 
@@ -310,9 +316,9 @@ export async function writeOutcomes(db: Q, w: OutcomeWrite): Promise<void> {
     ), settled as (
       select sequence from delivered union all select sequence from skipped
     ), logged as (
-      insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, worker)
+      insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, private_answer, worker)
       select * from unnest(${c.integration}::int[], ${c.eventId}::text[], ${c.eventType}::text[], ${c.sequence}::bigint[], ${c.attempt}::int[],
-        ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.worker}::text[])
+        ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.private}::bool[], ${c.worker}::text[])
       where exists (select 1 from lease)
       returning 1
     ), touched as (
@@ -348,7 +354,7 @@ export function attemptLog(db: Q, integrationId: number, after: number, limit: n
 export function eventAttemptsNewestFirst(db: Q, integrationId: number, before: number | null, limit: number) {
   let query = db
     .selectFrom('delivery_attempts')
-    .select(['id', 'event_id', 'event_type', 'sequence', 'attempt', 'attempted_at', 'duration_ms', 'status_code', 'error', 'success', 'response_body'])
+    .select(['id', 'event_id', 'event_type', 'sequence', 'attempt', 'attempted_at', 'duration_ms', 'status_code', 'error', 'success', 'response_body', 'private_answer'])
     .where('integration_id', '=', integrationId)
     .where('sequence', 'is not', null)
     .orderBy('id', 'desc')

@@ -10,6 +10,20 @@ export interface Backlog {
   undelivered: number;
   /** When the oldest of them was recorded; null with none. */
   oldestAt: Date | null;
+  /** When the oldest undelivered `booking.changed` among them was recorded; null with none. */
+  oldestBookingAt: Date | null;
+}
+
+/** The first pending event above the delivery cursor (of one kind when `type` is given), as a subquery of the delivery state `s`. */
+function firstPendingAbove(db: Q, type: string | null) {
+  let query = db
+    .selectFrom(eventLog(db).as('e'))
+    .where('e.integration_id', '=', sql.ref<number>('s.integration_id'))
+    .where('e.delivery_status', '=', 'pending')
+    .where('e.sequence', '>', sql.ref<number>('s.cursor'));
+  // (integration_id, type, sequence) is indexed: the first booking event is one index read
+  if (type !== null) query = query.where('e.type', '=', type);
+  return query.orderBy('e.sequence').limit(1);
 }
 
 /**
@@ -26,25 +40,69 @@ export async function backlogByIntegration(db: Q, ids: readonly number[] | null)
   if (ids !== null && ids.length === 0) return out;
   let query = db
     .selectFrom('webhook_delivery_state as s')
-    .select((eb) => [
+    .select([
       's.integration_id',
       's.undelivered as n',
-      eb
-        .selectFrom(eventLog(db).as('e'))
-        .select('e.created_at')
-        .whereRef('e.integration_id', '=', 's.integration_id')
-        .where('e.delivery_status', '=', 'pending')
-        .whereRef('e.sequence', '>', 's.cursor')
-        .orderBy('e.sequence')
-        .limit(1)
-        .as('oldest'),
+      firstPendingAbove(db, null).select('e.created_at').as('oldest'),
+      firstPendingAbove(db, BOOKING_EVENT).select('e.created_at').as('oldest_booking'),
     ])
     .where('s.undelivered', '>', 0);
   if (ids !== null) query = query.where('s.integration_id', 'in', ids);
   for (const row of await query.execute()) {
-    out.set(row.integration_id, { undelivered: Number(row.n), oldestAt: row.oldest ? new Date(row.oldest) : null });
+    out.set(row.integration_id, {
+      undelivered: Number(row.n),
+      oldestAt: row.oldest ? new Date(row.oldest) : null,
+      oldestBookingAt: row.oldest_booking ? new Date(row.oldest_booking) : null,
+    });
   }
   return out;
+}
+
+const BOOKING_EVENT = 'booking.changed';
+
+/** An integration's oldest undelivered `booking.changed`, with the booking it carries. */
+export interface UndeliveredBooking {
+  integrationId: number;
+  eventId: string;
+  sequence: number;
+  recordedAt: Date;
+  bookingId: number | null;
+  externalBookingId: string | null;
+}
+
+/**
+ * Each integration's oldest undelivered `booking.changed` recorded at or before `recordedBy`
+ * (integrations with none are absent): what the booking escalation reads. One index read per
+ * integration with a backlog; the booking's ids come from the event's body.
+ */
+export async function undeliveredBookingHeads(db: Q, recordedBy: Date): Promise<UndeliveredBooking[]> {
+  const rows = await db
+    .selectFrom('webhook_delivery_state as s')
+    .innerJoinLateral(
+      firstPendingAbove(db, BOOKING_EVENT).select(['e.id', 'e.sequence', 'e.created_at', 'e.body']).as('b'),
+      (join) => join.onTrue(),
+    )
+    .select(['s.integration_id', 'b.id', 'b.sequence', 'b.created_at', 'b.body'])
+    .where('s.undelivered', '>', 0)
+    .where('b.created_at', '<=', recordedBy)
+    .orderBy('s.integration_id')
+    .execute();
+  return rows.map((r) => {
+    let booking: { id?: unknown; external_booking_id?: unknown } | undefined;
+    try {
+      booking = (JSON.parse(r.body) as { data?: { booking?: typeof booking } }).data?.booking;
+    } catch {
+      booking = undefined;
+    }
+    return {
+      integrationId: r.integration_id,
+      eventId: r.id,
+      sequence: Number(r.sequence),
+      recordedAt: new Date(r.created_at),
+      bookingId: typeof booking?.id === 'number' ? booking.id : null,
+      externalBookingId: typeof booking?.external_booking_id === 'string' ? booking.external_booking_id : null,
+    };
+  });
 }
 
 export type { DeliveryStatus };

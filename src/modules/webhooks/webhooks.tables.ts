@@ -15,6 +15,8 @@ export interface DeliveryAttemptsTable {
   error: string | null;
   success: boolean;
   response_body: string | null;
+  /** Answered from a non-public address: partners see the status only (migration 2026_11_29_0401). */
+  private_answer: Generated<boolean>;
   worker: string;
 }
 
@@ -52,19 +54,9 @@ export interface DeliveryMarksTable {
   marked_at: ColumnType<Date, Date | undefined, Date>;
 }
 
-/** A claim on background work (migration 2026_11_28_0201_work_leases), see webhooks.claims.ts. */
-export interface WorkLeasesTable {
-  kind: string;
-  id: number;
-  holder: string;
-  token: string;
-  expires_at: Timestamp;
-}
-
 /** Tables owned by the webhooks module. */
 export interface WebhookTables {
   delivery_attempts: DeliveryAttemptsTable;
   delivery_marks: DeliveryMarksTable;
   webhook_delivery_state: WebhookDeliveryStateTable;
-  work_leases: WorkLeasesTable;
 }

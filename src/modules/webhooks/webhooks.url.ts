@@ -119,6 +119,26 @@ export function guardedLookup(resolve: typeof dnsLookup = dnsLookup) {
 }
 
 /**
+ * The `lookup` of outgoing webhook connections under WEBHOOK_ALLOW_PRIVATE: resolves as usual and
+ * refuses nothing, but adds to `privateNames` every name that resolved to a forbidden address.
+ */
+export function recordingLookup(privateNames: Set<string>, resolve: typeof dnsLookup = dnsLookup) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as unknown as LookupAddress[];
+      if (list.some((a) => isForbiddenAddress(a.address))) {
+        if (privateNames.size >= 10_000) privateNames.clear();
+        privateNames.add(hostname);
+      }
+      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      if (options?.all) return callback(null, list);
+      return callback(null, list[0].address, list[0].family);
+    });
+  };
+}
+
+/**
  * The check made before each delivery, with what can be judged without DNS: scheme, credentials
  * and IP literals (Node does not call `lookup` for an IP literal, so it is judged here). Returns a
  * reason to refuse, or null.

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClaims, holdLease, LeaseLostError, type Lease } from '../../src/modules/webhooks/webhooks.claims.js';
-import { takeLease } from '../../src/modules/webhooks/webhooks.leases.sql.js';
+import { createClaims, holdLease, LeaseLostError, type Lease } from '../../src/modules/leases/leases.claims.js';
+import pg from 'pg';
+import { holderName, takeLease } from '../../src/modules/leases/leases.sql.js';
 import { writeOutcomes } from '../../src/modules/webhooks/webhooks.sql.js';
 import type { Deps } from '../../src/deps.js';
-import { createTestContext, databaseUrl, type TestContext } from '../helpers/context.js';
-import { eventually, recordEvents } from './helpers.js';
+import { createTestContext, databaseUrl, sessionUrl, type TestContext } from '../helpers/context.js';
+import { eventually, recordEvents } from '../webhooks/helpers.js';
 
 // Claims as lease rows, on the engine under test: exclusive, renewed while held, taken over once a
 // holder stops renewing, and fenced: a holder whose lease passed on writes nothing.
@@ -185,6 +186,66 @@ describe(`claims as leases (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
     } finally {
       commit();
       await b.close();
+    }
+  });
+
+  /** A session of its own holding an advisory lock on a random key: a process's LISTEN connection. */
+  async function sessionWithLock(): Promise<{ key: string; end(): Promise<void> }> {
+    const client = new pg.Client({ connectionString: sessionUrl! });
+    await client.connect();
+    const key = String(BigInt(Math.floor(Math.random() * 2 ** 52)) * 1000n + 7n);
+    await client.query('select pg_advisory_lock($1::bigint)', [key]);
+    return { key, end: () => client.end() };
+  }
+
+  // A session of the holder's own beside the pool: PostgreSQL (DATABASE_DIRECT_URL behind a transaction pooler).
+  it.runIf(sessionUrl)('a lease naming its holder’s session lock passes at once when that session ends, however long the lease', async () => {
+    const session = await sessionWithLock();
+    const lease: Lease = { kind: 'delivery', id: 9101, token: 'live-holder' };
+    expect(await takeLease(ctx.deps.db, lease, holderName('holder-process', session.key), 600_000)).toBe(true);
+    const b = claimsWith(30_000, 10_000);
+    try {
+      // alive: nobody takes it, and it is not reported vacated
+      expect(await b.tryClaim('delivery', 9101)).toBeNull();
+      expect(await b.vacated('delivery', [9101, 9102])).toEqual([9102]);
+      await session.end();
+      await eventually(async () => (await b.vacated('delivery', [9101])).length === 1, 5_000, 'the lock freed by the session’s end');
+      const taken = await b.tryClaim('delivery', 9101);
+      expect(taken).not.toBeNull();
+      expect(b.holds(taken!)).toBe(true);
+    } finally {
+      await session.end().catch(() => {});
+      await b.close();
+    }
+  });
+
+  it.runIf(sessionUrl)('a holder names its session lock on its leases, and drops them at once when that session ends while it lives', async () => {
+    const session = await sessionWithLock();
+    const a = claimsWith(30_000, 10_000);
+    const b = claimsWith(30_000, 10_000);
+    const lost: Lease[] = [];
+    a.onLost((l) => lost.push(l));
+    try {
+      const before = await a.tryClaim('sync', 9103); // taken before the lock is up: named at once when it is
+      a.sessionLock(session.key);
+      const after = await a.tryClaim('sync', 9104);
+      const holders = async () =>
+        (await ctx.deps.db.selectFrom('work_leases').select('holder').where('kind', '=', 'sync').where('id', 'in', [9103, 9104]).execute()).map((r) => r.holder);
+      await eventually(async () => (await holders()).every((h) => h.endsWith(`@lock:${session.key}`)), 5_000, 'both leases naming the lock');
+      expect(await b.tryClaim('sync', 9103)).toBeNull();
+
+      await session.end();
+      a.sessionLock(null);
+      expect(lost.map((l) => l.id).sort()).toEqual([9103, 9104]);
+      expect(a.holds(before!) || a.holds(after!)).toBe(false);
+      expect(await b.tryClaim('sync', 9104)).not.toBeNull();
+      // the holder takes work again without a lock: its new leases wait out their expiry
+      const again = await a.tryClaim('sync', 9103);
+      expect(again).not.toBeNull();
+      expect(await b.vacated('sync', [9103])).toEqual([]);
+    } finally {
+      await session.end().catch(() => {});
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });

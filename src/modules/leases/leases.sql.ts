@@ -3,12 +3,10 @@ import type { DB } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-/** What a claim is for: an integration's delivery stream, or one sync job. */
-export type ClaimKind = 'delivery' | 'sync';
-
 /** A claim taken: the row `work_leases (kind, id)` carries `token` until it expires or is released. */
 export interface Lease {
-  readonly kind: ClaimKind;
+  /** What the claim is for, named by its owner (`delivery`: an integration's stream; `sync`: a job). */
+  readonly kind: string;
   readonly id: number;
   readonly token: string;
 }
@@ -21,26 +19,65 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * Takes the lease when nobody holds it, its holder's time is up (on the database's clock), or the
- * holder is this one: a lease this holder could not release (the database was away) is its own
- * to take again, its old token fenced out. Returns whether it was taken.
+ * The holder name written on a lease: the process, and the key of the session advisory lock it
+ * holds while alive, when it has one. Anyone who can take that lock knows the holder is gone.
+ */
+export function holderName(process: string, sessionKey: string | null): string {
+  return sessionKey === null ? process : `${process}@lock:${sessionKey}`;
+}
+
+/** The process part of a holder name (a holder that reconnected has a new key, and is still itself). */
+const holderProcess = (column: RawBuilder<unknown>) => sql`split_part(${column}, '@', 1)`;
+
+/**
+ * True when the holder written in `column` had a session lock and that lock is free now: its
+ * session ended, so its process is gone. The lock is taken for the statement's transaction only,
+ * so the check works through a transaction pooler; a holder without a lock yields false.
+ */
+const holderGone = (column: RawBuilder<unknown>) =>
+  sql`coalesce(pg_try_advisory_xact_lock(substring(${column} from '@lock:(-?[0-9]+)$')::bigint), false)`;
+
+/**
+ * Takes the lease when nobody holds it, its holder's time is up (on the database's clock), its
+ * holder's session lock is free (the holder died), or the holder is this process: a lease this
+ * process could not release (the database was away) is its own to take again, its old token
+ * fenced out. Returns whether it was taken.
  */
 export async function takeLease(db: Q, lease: Lease, holder: string, leaseMs: number): Promise<boolean> {
   const result = await sql<{ token: string }>`
     insert into work_leases as w (kind, id, holder, token, expires_at)
     values (${lease.kind}, ${lease.id}, ${holder}, ${lease.token}, clock_timestamp() + ${leaseMs} * interval '1 millisecond')
     on conflict (kind, id) do update set holder = excluded.holder, token = excluded.token, expires_at = excluded.expires_at
-    where w.expires_at <= clock_timestamp() or w.holder = excluded.holder
+    where w.expires_at <= clock_timestamp()
+      or ${holderProcess(sql.ref('w.holder'))} = ${holderProcess(sql.ref('excluded.holder'))}
+      or ${holderGone(sql.ref('w.holder'))}
     returning w.token
   `.execute(db);
   return result.rows.length === 1;
 }
 
-/** Extends the leases still held with these tokens; returns the tokens extended. */
-export async function renewLeases(db: Q, leases: Lease[], leaseMs: number): Promise<Set<string>> {
+/**
+ * Of these claims, the ones another holder could take now: free, released, expired, or held by a
+ * process whose session lock is free. One statement for all of them.
+ */
+export async function vacatedLeases(db: Q, kind: string, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const result = await sql<{ id: string | number }>`
+    select h.id from unnest(${ids}::bigint[]) as h(id)
+    left join work_leases w on w.kind = ${kind} and w.id = h.id
+    where w.id is null or w.expires_at <= clock_timestamp() or ${holderGone(sql.ref('w.holder'))}
+  `.execute(db);
+  return result.rows.map((r) => Number(r.id));
+}
+
+/**
+ * Extends the leases still held with these tokens and writes the holder's current name on them
+ * (its session lock may have changed); returns the tokens extended.
+ */
+export async function renewLeases(db: Q, leases: Lease[], holder: string, leaseMs: number): Promise<Set<string>> {
   if (leases.length === 0) return new Set();
   const result = await sql<{ token: string }>`
-    update work_leases w set expires_at = clock_timestamp() + ${leaseMs} * interval '1 millisecond'
+    update work_leases w set expires_at = clock_timestamp() + ${leaseMs} * interval '1 millisecond', holder = ${holder}
     from unnest(${leases.map((l) => l.kind)}::text[], ${leases.map((l) => l.id)}::bigint[], ${leases.map((l) => l.token)}::text[]) as h(kind, id, token)
     where w.kind = h.kind and w.id = h.id and w.token = h.token
     returning w.token

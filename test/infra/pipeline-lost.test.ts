@@ -85,10 +85,11 @@ describe.runIf(databaseUrl && !transactionPooled)('a booking create whose sessio
       }
       await sleep(100);
       const { rows } = await db.query<{ pid: number }>(
-        `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and query like '%insert into events%'`,
+        // mid-pipeline, `query` may still name an earlier statement of the flight: the wait itself is the sign
+        `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and application_name like 'doorloom%'`,
       );
       blocked = rows[0]?.pid ?? null;
-      seen.push((await db.query(`select state, wait_event_type, query from pg_stat_activity where datname = current_database() and state <> 'idle' and pid <> pg_backend_pid()`)).rows);
+      seen.push((await db.query(`select state, wait_event_type, left(query, 60) as query from pg_stat_activity where datname = current_database() and state <> 'idle' and pid <> pg_backend_pid()`)).rows);
     }
     await db.query('select pg_terminate_backend($1)', [blocked]);
     await db.query('commit');

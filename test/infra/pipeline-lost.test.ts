@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseUrl, STAFF_TOKEN, transactionPooled } from '../helpers/context.js';
+import { databaseUrl, STAFF_TOKEN } from '../helpers/context.js';
 import { createBody } from '../properties/fixtures.js';
 import { scratchDatabase, type ScratchDatabase } from '../webhooks/process.js';
 import { sleep, spawnService, type Service } from './service.js';
@@ -24,9 +24,7 @@ async function call(service: Service, token: string, method: string, path: strin
 
 const addDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
-// Through a transaction pooler, a session ended with statements sent ahead is the adapter's test
-// (pg-adapter.test.ts).
-describe.runIf(databaseUrl && !transactionPooled)('a booking create whose session ends with its writes in flight (PostgreSQL)', { timeout: 240_000 }, () => {
+describe.runIf(databaseUrl)('a booking create whose session ends with its writes in flight (PostgreSQL)', { timeout: 240_000 }, () => {
   let scratch: ScratchDatabase;
   let service: Service;
   let db: pg.Client;

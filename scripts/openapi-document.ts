@@ -7,7 +7,7 @@ import { TableChanges } from '../src/db/changes.js';
 import type { DB } from '../src/db/schema.js';
 import { createClock } from '../src/lib/clock.js';
 import { createSecretBox } from '../src/lib/secrets.js';
-import { createRuntimeState, integrationPorts } from '../src/runtime.js';
+import { createRuntimeState } from '../src/runtime.js';
 import { Signals } from '../src/signals.js';
 
 /** The OpenAPI document as the code describes it; building the app needs no database. */
@@ -22,7 +22,6 @@ export async function generateOpenApi(): Promise<string> {
     secrets: createSecretBox(randomBytes(32)),
     log,
     signals: new Signals(),
-    integrationPorts,
     // Nothing here is used: no request is served.
     state: createRuntimeState({ db, engine: 'pglite', changes: new TableChanges() }, log),
   });

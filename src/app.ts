@@ -13,7 +13,8 @@ import { isDatabaseUnavailable } from './db/database.js';
 import { AppError, databaseUnavailable, validationFailed, type ErrorCode } from './http/errors.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { toFieldErrors, validatorCompiler } from './http/validation.js';
-import { registerIntegrationRoutes, registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
+import { registerStaffIntegrationRoutes } from './modules/integrations/integrations.routes.js';
+import { registerAccountRoutes, registerStaffAccountRoutes } from './modules/accounts/accounts.routes.js';
 import { registerStaffClockRoutes } from './modules/clock/clock.routes.js';
 import { probeClockRow } from './modules/clock/clock.sql.js';
 import { registerStaffJobRoutes } from './modules/jobs/jobs.routes.js';
@@ -198,7 +199,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(
     async (api) => {
       api.addHook('onRequest', rateLimiter.guard(integrationAuth(deps)));
-      registerIntegrationRoutes(api, deps);
+      registerAccountRoutes(api, deps);
       registerPropertyRoutes(api, deps, calendarDrafts);
       registerCalendarRoutes(api, deps);
       registerEventRoutes(api, deps, eventDeliveryColumns);
@@ -226,6 +227,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     async (staff) => {
       staff.addHook('onRequest', staffAuth(deps));
       registerStaffIntegrationRoutes(staff, deps);
+      registerStaffAccountRoutes(staff, deps);
       registerStaffClockRoutes(staff, deps);
       registerStaffJobRoutes(staff, deps);
       registerStaffPropertyRoutes(staff, deps, calendarDrafts);

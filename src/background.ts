@@ -8,7 +8,7 @@ import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { reloadBrandClocks } from './modules/integrations/integrations.service.js';
 import { listenForEvents, listenForSignals } from './modules/events/events.unit.js';
 import { startSyncRunner } from './modules/sync/sync.runner.js';
-import { VIEW_SHARED_MS } from './modules/integrations/integrations.service.js';
+import { VIEW_SHARED_MS } from './modules/accounts/accounts.service.js';
 import { dailyJobs, runDailyJobOnce } from './modules/jobs/jobs.daily.js';
 import { createClaims, type Claims } from './modules/leases/leases.claims.js';
 import { startDeliveryWorker, type DeliveryWorker } from './modules/webhooks/webhooks.worker.js';

@@ -10,8 +10,7 @@ import type { AuthCache } from './modules/integrations/integrations.auth.js';
 import type { IdempotencyStatements } from './http/idempotency.js';
 import type { CounterStore, KnownCredentials } from './http/rate-limit.js';
 import type { VerifiedFrom } from './http/staff-lockout.js';
-import type { IntegrationViewCache } from './modules/integrations/integrations.service.js';
-import type { IntegrationPorts } from './modules/integrations/integrations.ports.js';
+import type { IntegrationViewCache } from './modules/accounts/accounts.service.js';
 import type { SnapshotCache } from './modules/calendar/calendar.snapshot-cache.js';
 import type { StaffTokenUses } from './modules/integrations/staff-tokens.service.js';
 import type { Metrics } from './modules/metrics/metrics.js';
@@ -27,8 +26,6 @@ export interface Deps {
   log: FastifyBaseLogger;
   /** Wakes background work in this process (names and payloads: src/signals.ts). */
   signals: Signals;
-  /** What integrations uses of webhooks and properties, which it may not import (filled in runtime.ts). */
-  integrationPorts: IntegrationPorts;
   /** Prometheus metrics (GET /metrics); absent where nothing is measured. */
   metrics?: Metrics;
   /** This runtime's process state, built once by createRuntime. */

@@ -14,13 +14,8 @@ import { createIdempotencyStatements } from './http/idempotency.js';
 import { createCounterStore } from './http/rate-limit.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
-import { checkSecretsKey, createIntegrationViewCache, reloadBrandClocks, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
-import type { IntegrationPorts } from './modules/integrations/integrations.ports.js';
-import { coverageSource } from './modules/properties/properties.sql.js';
-import { wakeDelivery } from './modules/events/events.unit.js';
-import { resumeDelivery } from './modules/webhooks/webhooks.outcomes.js';
-import { deliveryStateSource, insertDeliveryState, pendingHead } from './modules/webhooks/webhooks.sql.js';
-import { targetPolicy, webhookUrlProblem } from './modules/webhooks/webhooks.url.js';
+import { checkSecretsKey, reloadBrandClocks, resealWebhookSecrets } from './modules/integrations/integrations.service.js';
+import { createIntegrationViewCache } from './modules/accounts/accounts.service.js';
 import { loadClockOffset } from './modules/clock/clock.sql.js';
 import { createMetrics } from './modules/metrics/metrics.js';
 import { keepSnapshotsFresh } from './modules/calendar/calendar.snapshot-refresh.js';
@@ -109,17 +104,6 @@ export interface Runtime {
 /** Where a runtime's database lives beyond the configuration (tests: a schema of their own on a shared database). */
 export type RuntimeDatabaseOptions = Pick<DatabaseOptions, 'schema' | 'pglite' | 'poolSize'>;
 
-/** The events, webhooks and properties functions integrations is given (it sits below all three). */
-export const integrationPorts: IntegrationPorts = {
-  webhookUrlProblem: (url, config) => webhookUrlProblem(url, targetPolicy(config)),
-  insertDeliveryState,
-  resumeDelivery,
-  deliveryStateSource,
-  pendingHead,
-  coverageSource,
-  wakeDelivery,
-};
-
 /** The process state of a runtime on `database` (see RuntimeState). */
 export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'changes'>, log: Deps['log']): RuntimeState {
   return {
@@ -158,7 +142,6 @@ export async function createRuntime(
     secrets: createSecretBox(key),
     log: logger,
     signals: new Signals(),
-    integrationPorts,
     state: createRuntimeState(database, logger),
   };
   const resealed = await resealWebhookSecrets(deps);

@@ -88,9 +88,12 @@ export async function touchUnitCalendar(ctx: TestContext, unitId: number): Promi
 /** A bare booking row of a property (the holds tests need real booking ids for unit_nights). */
 export async function makeBooking(ctx: TestContext, propertyId: number): Promise<number> {
   const now = ctx.deps.clock.now();
+  // A host booking (no integration) carries its property's brand.
+  const { brand_id } = await ctx.deps.db.selectFrom('properties').select('brand_id').where('id', '=', propertyId).executeTakeFirstOrThrow();
   const row = await ctx.deps.db
     .insertInto('bookings')
     .values({
+      brand_id,
       external_booking_id: `cal-${Math.random().toString(36).slice(2)}`,
       property_id: propertyId,
       status: 'confirmed',

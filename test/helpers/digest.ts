@@ -6,9 +6,10 @@ import type { TestContext } from './context.js';
  * rate_limit_counters (refusals count against their tier), idempotency_keys (refusals are stored
  * and replayed), sync_quota (sync refusals count against the day's six calls), delivery_attempts
  * (the webhook log, written by the background worker, not by requests), staff_tokens (its
- * last_used_at is recorded by any staff call, a refused one too, at most once a minute).
+ * last_used_at is recorded by any staff call, a refused one too, at most once a minute),
+ * staff_auth_known (which staff credential verified from which address, at most once an hour).
  */
-export const COUNTER_TABLES = ['rate_limit_counters', 'idempotency_keys', 'sync_quota', 'delivery_attempts', 'staff_tokens'];
+export const COUNTER_TABLES = ['rate_limit_counters', 'idempotency_keys', 'sync_quota', 'delivery_attempts', 'staff_tokens', 'staff_auth_known'];
 
 export type Digest = Record<string, string>;
 

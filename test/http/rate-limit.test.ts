@@ -103,6 +103,7 @@ describe('the tier table', () => {
       'POST /sandbox/properties/{property}/rate-override': 60,
       'POST /sandbox/properties/{property}/restriction-override': 60,
       'POST /sandbox/properties/{property}/archive': 60,
+      'GET /sandbox/clock': 60,
       'POST /sandbox/clock/advance': 60,
     });
   });

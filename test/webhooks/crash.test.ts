@@ -1,7 +1,8 @@
 import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
-import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
+import { createBrand } from '../../src/modules/integrations/integrations.service.js';
+import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
 import { databaseUrl } from '../helpers/context.js';
 import { createBody } from '../properties/fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';

@@ -2,7 +2,8 @@ import { selectAppendTargets } from '../../src/modules/properties/properties.sql
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
-import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
+import { createBrand } from '../../src/modules/integrations/integrations.service.js';
+import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
 import { databaseUrl } from '../helpers/context.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { scratchDatabase, startServer, withRuntime, type ScratchDatabase, type ServerProcess } from './process.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrand, createIntegration } from '../../src/modules/integrations/integrations.service.js';
+import { createBrand } from '../../src/modules/integrations/integrations.service.js';
+import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
 import { databaseUrl } from '../helpers/context.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createBody } from '../properties/fixtures.js';

@@ -9,6 +9,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     alter table bookings add column brand_id int references brands(id);
     update bookings b set brand_id = p.brand_id from properties p where p.id = b.property_id and b.integration_id is null;
+    alter table bookings add constraint bookings_host_brand check (integration_id is not null or brand_id is not null);
     create unique index bookings_host_brand_external_id on bookings (brand_id, external_booking_id) where integration_id is null;
     drop index bookings_host_external_id;
     create table host_booking_names (
@@ -27,6 +28,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`
     drop table host_booking_names;
     drop index bookings_host_brand_external_id;
+    alter table bookings drop constraint bookings_host_brand;
     create unique index bookings_host_external_id on bookings (external_booking_id) where integration_id is null;
     alter table bookings drop column brand_id;
   `.execute(db);

@@ -1,6 +1,5 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { unitOfWork } from '../../db/unit-of-work.js';
 import type { IntegrationsTable } from './integrations.tables.js';
 import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
@@ -8,12 +7,11 @@ import { forgetIntegration } from './integrations.auth.js';
 import { fail, notFound, validationFailed } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';
-import { formatTimestampOrNull } from '../../lib/time.js';
-import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { API_VERSION, EVENT_TYPES } from '../../lib/contract.js';
-import { findBrand, findIntegration, loadIntegrationWithFigures, advanceBrandOffset, brandIntegrationIds, lockLegacySealedSecrets, newestSealedSecret, nextIntegrationId, selectBrandOffsets, setSealedSecrets, slugExists } from './integrations.sql.js';
+import { EVENT_TYPES } from '../../lib/contract.js';
+import { findBrand, advanceBrandOffset, brandIntegrationIds, lockLegacySealedSecrets, newestSealedSecret, nextIntegrationId, selectBrandOffsets, setSealedSecrets, slugExists } from './integrations.sql.js';
 import { requireAdmin, type StaffIdentity } from './staff-tokens.service.js';
 import type { Clock } from '../../lib/clock.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -84,97 +82,10 @@ export async function setBrandPlan(deps: Deps, brandId: number, active: boolean)
   return brandView(row);
 }
 
-/**
- * GET /me is what partners poll, and its figures (the integration, its brand, its events and its
- * coverage) change far less often than it is read. So the view is kept per integration until this
- * process writes one of those tables (each writer notes it in TableChanges after its commit). Other
- * processes sharing PostgreSQL (WORKERS above 1, other nodes) write unseen here: with PostgreSQL
- * an entry also expires after VIEW_SHARED_MS. The embedded engine has a single process.
- */
-const VIEW_TABLES: (keyof DB)[] = ['integrations', 'brands', 'events', 'coverage', 'webhook_delivery_state'];
-export const VIEW_SHARED_MS = 1000;
-const VIEW_CACHE_MAX = 10_000;
-type View = ReturnType<typeof buildView>;
-
-/** Integration views by id, with the write version they were read at; one per runtime (Deps.state.integrationViews). */
-export type IntegrationViewCache = Map<number, { version: number; until: number; view: View }>;
-export const createIntegrationViewCache = (): IntegrationViewCache => new Map();
-
-/** The Integration resource of GET /me. */
-export async function integrationView(deps: Deps, integrationId: number): Promise<View> {
-  const { changes, integrationViews: cache } = deps.state;
-  const version = changes.version(VIEW_TABLES);
-  const now = deps.clock.nowMs();
-  const hit = cache.get(integrationId);
-  if (hit && hit.version === version && hit.until > now) return hit.view;
-  const view = await loadView(deps, integrationId);
-  // Kept only if nothing was written while it was read (it may predate that write).
-  if (changes.version(VIEW_TABLES) === version) {
-    if (cache.size >= VIEW_CACHE_MAX) cache.clear();
-    cache.set(integrationId, { version, until: deps.engine === 'postgres' ? now + VIEW_SHARED_MS : Infinity, view });
-  }
-  return view;
-}
-
-async function loadView(deps: Deps, integrationId: number) {
-  const loaded = await loadIntegrationWithFigures(deps.db, deps.integrationPorts, integrationId);
-  if (!loaded) throw notFound('No such integration.');
-  return buildView(loaded.integration, loaded.figures);
-}
-
-/** The staff view: the /me shape plus the delivery queue's head. */
-export async function staffIntegrationView(deps: Deps, integrationId: number) {
-  const loaded = await loadIntegrationWithFigures(deps.db, deps.integrationPorts, integrationId, true);
-  if (!loaded) throw notFound('No such integration.');
-  const { integration: row, figures } = loaded;
-  return {
-    ...buildView(row, figures),
-    delivery: {
-      cursor_sequence: figures.headSequence === null ? row.last_sequence : figures.headSequence - 1,
-      next_attempt_at: formatTimestampOrNull(figures.delivery.next_attempt_at),
-      attempts: figures.headAttempts,
-    },
-  };
-}
-
-type Figures = NonNullable<Awaited<ReturnType<typeof loadIntegrationWithFigures>>>['figures'];
-
-function buildView(row: IntegrationRow, figures: Figures) {
-  return {
-    id: row.id,
-    slug: row.slug,
-    name: row.name,
-    status: row.status,
-    brand: { id: row.brand_id, name: figures.brandName },
-    api_version: API_VERSION,
-    webhook: {
-      configured: row.webhook_url !== null,
-      url: row.webhook_url,
-      event_types: row.webhook_event_types,
-      timeout_seconds: row.webhook_timeout_seconds,
-      last_sequence: row.last_sequence,
-      undelivered_events: figures.undelivered,
-      consecutive_failures: figures.delivery.consecutive_failures,
-      last_success_at: formatTimestampOrNull(figures.delivery.last_success_at),
-      last_failure_at: formatTimestampOrNull(figures.delivery.last_failure_at),
-      paused_at: formatTimestampOrNull(figures.delivery.paused_at),
-      paused_reason: figures.delivery.paused_reason,
-    },
-    horizon_days: row.horizon_days,
-    covered_properties: figures.covered,
-  };
-}
-
-interface WebhookInput {
+export interface WebhookInput {
   url?: string | null;
   event_types?: string[];
   timeout_seconds?: number;
-}
-
-function checkWebhook(deps: Deps, webhook: WebhookInput | undefined): void {
-  if (webhook?.url == null) return;
-  const problem = deps.integrationPorts.webhookUrlProblem(webhook.url, deps.config);
-  if (problem) throw validationFailed({ 'webhook.url': [problem] });
 }
 
 function slugFromName(name: string): string {
@@ -195,56 +106,49 @@ export interface CreateIntegrationInput {
   horizon_days?: number;
 }
 
-export async function createIntegration(deps: Deps, input: CreateIntegrationInput) {
-  checkWebhook(deps, input.webhook);
+export const slugTaken = (slug: string) => fail('SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
+
+/** The slug a new integration takes: the one asked for (refused when taken), or a free one derived from its name; 422 when the brand does not exist. */
+export async function newIntegrationSlug(deps: Pick<Deps, 'db'>, input: CreateIntegrationInput): Promise<string> {
   if (!(await findBrand(deps.db, input.brand_id))) throw validationFailed({ brand_id: ['does not name an existing brand'] });
-
-  let slug = input.slug;
-  if (slug) {
-    if (await slugExists(deps.db, slug)) throw fail('SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
-  } else {
-    const base = slugFromName(input.name);
-    slug = base;
-    for (let n = 2; await slugExists(deps.db, slug); n++) slug = `${base}-${n}`;
+  if (input.slug) {
+    if (await slugExists(deps.db, input.slug)) throw slugTaken(input.slug);
+    return input.slug;
   }
+  const base = slugFromName(input.name);
+  let slug = base;
+  for (let n = 2; await slugExists(deps.db, slug); n++) slug = `${base}-${n}`;
+  return slug;
+}
 
+/**
+ * Inserts a new integration with fresh credentials in `trx`, where the caller writes what belongs
+ * beside it; the credentials are answered in plain text once. A slug taken meanwhile fails with
+ * a unique violation (see `slugTaken`).
+ */
+export async function insertIntegration(deps: Pick<Deps, 'clock' | 'secrets'>, trx: Transaction<DB>, input: CreateIntegrationInput, slug: string) {
   const apiKey = newApiKey();
   const webhookSecret = newWebhookSecret();
   const now = deps.clock.now();
-  let row;
-  try {
-    // the integration and its delivery state (webhooks module) are made together
-    row = await deps.db.transaction().execute(async (trx) => {
-      const id = await nextIntegrationId(trx);
-      const created = await trx
-      .insertInto('integrations')
-      .values({
-        id,
-        brand_id: input.brand_id,
-        slug,
-        name: input.name,
-        api_key_hash: sha256Hex(apiKey),
-        webhook_url: input.webhook?.url ?? null,
-        webhook_event_types: input.webhook?.event_types ?? [...EVENT_TYPES],
-        webhook_timeout_seconds: input.webhook?.timeout_seconds ?? 10,
-        webhook_secret_enc: deps.secrets.encrypt(webhookSecret, id),
-        horizon_days: input.horizon_days ?? 365,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-      await deps.integrationPorts.insertDeliveryState(trx, created.id);
-      return created;
-    });
-  } catch (error) {
-    // two creates racing for the same derived slug
-    if (isUniqueViolation(error)) throw fail('SLUG_EXISTS', `The slug "${slug}" is already taken.`, { slug: [`"${slug}" is already taken`] });
-    throw error;
-  }
-  // An integration of a brand whose clock runs ahead reads that clock from its first request.
-  if (deps.clock.brandOffsetSeconds(input.brand_id) !== 0) await reloadBrandClocks(deps);
-  return { integration: await staffIntegrationView(deps, row.id), api_key: apiKey, webhook_secret: webhookSecret };
+  const id = await nextIntegrationId(trx);
+  await trx
+    .insertInto('integrations')
+    .values({
+      id,
+      brand_id: input.brand_id,
+      slug,
+      name: input.name,
+      api_key_hash: sha256Hex(apiKey),
+      webhook_url: input.webhook?.url ?? null,
+      webhook_event_types: input.webhook?.event_types ?? [...EVENT_TYPES],
+      webhook_timeout_seconds: input.webhook?.timeout_seconds ?? 10,
+      webhook_secret_enc: deps.secrets.encrypt(webhookSecret, id),
+      horizon_days: input.horizon_days ?? 365,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return { id, apiKey, webhookSecret };
 }
 
 /** Reads every brand's clock offset into this process's clock (at start, after a move, and on a timer for other processes' moves). */
@@ -276,11 +180,9 @@ export interface UpdateIntegrationInput {
   status?: 'active' | 'disabled';
 }
 
-export async function updateIntegration(deps: Deps, integrationId: number, input: UpdateIntegrationInput) {
-  checkWebhook(deps, input.webhook);
-  const current = await findIntegration(deps.db, integrationId);
-  if (!current) throw notFound('No such integration.');
-  const now = deps.clock.now();
+/** Writes the fields of `input` that are set (a status only when disabling: re-enabling is delivery's resume). */
+/** Sent ahead in the caller's unit of work. */
+export function updateIntegrationRow(uow: UnitOfWork, integrationId: number, input: UpdateIntegrationInput, now: Date): void {
   const changes: Partial<Record<keyof IntegrationRow, unknown>> = { updated_at: now };
   if (input.name !== undefined) changes.name = input.name;
   if (input.horizon_days !== undefined) changes.horizon_days = input.horizon_days;
@@ -288,17 +190,8 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
   if (input.webhook?.event_types !== undefined) changes.webhook_event_types = input.webhook.event_types;
   if (input.webhook?.timeout_seconds !== undefined) changes.webhook_timeout_seconds = input.webhook.timeout_seconds;
   if (input.status === 'disabled') changes.status = 'disabled';
-  await unitOfWork(deps, async (trx) => {
-    trx.send(trx.updateTable('integrations').set(changes as never).where('id', '=', integrationId));
-    trx.touched('integrations');
-    // Re-enabling (or resuming by status) starts delivery afresh from the queue's head.
-    if (input.status === 'active' && current.status !== 'active') {
-      await deps.integrationPorts.resumeDelivery(trx, integrationId, { at: now, from: ['paused', 'disabled'] });
-    }
-  });
-  if (input.status !== undefined && input.status !== current.status) await forgetIntegration(deps, integrationId);
-  await deps.integrationPorts.wakeDelivery(deps, [integrationId]);
-  return staffIntegrationView(deps, integrationId);
+  uow.send(uow.updateTable('integrations').set(changes as never).where('id', '=', integrationId));
+  uow.touched('integrations');
 }
 
 export async function rotateApiKey(deps: Deps, integrationId: number) {

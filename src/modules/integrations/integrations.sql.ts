@@ -1,10 +1,30 @@
 import type { BrandOffset } from '../../lib/clock.js';
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type AliasableExpression, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { IntegrationPorts } from './integrations.ports.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
+
+/** An integration's delivery figures as GET /me shows them, one row per integration (webhooks' `deliveryStateSource`). */
+export interface DeliveryFigures {
+  integration_id: number;
+  undelivered: number;
+  cursor: number;
+  consecutive_failures: number;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  paused_at: Date | null;
+  paused_reason: string | null;
+  next_attempt_at: Date | null;
+}
+
+/** The derived tables of higher modules that GET /me joins to the integration row. */
+export interface FigureSources {
+  /** Every integration's delivery figures (webhooks). */
+  delivery: AliasableExpression<DeliveryFigures>;
+  /** The coverage rows, one per covered property and integration (properties). */
+  coverage: AliasableExpression<{ integration_id: number }>;
+}
 
 export function findBrand(db: Q, id: number) {
   return db.selectFrom('brands').selectAll().where('id', '=', id).executeTakeFirst();
@@ -139,15 +159,14 @@ export function slugExists(db: Q, slug: string) {
 
 /**
  * The integration row and the figures /me reports beside it, in one round trip: the delivery
- * figures and the covered count come from the fragments `ports` gives. `withHead` adds the head of
- * the delivery queue and its attempts (the staff view).
+ * figures and the covered count come from the derived tables in `sources`.
  */
-export async function loadIntegrationWithFigures(db: Q, ports: IntegrationPorts, integrationId: number, withHead = false) {
+export async function loadIntegrationWithFigures(db: Q, sources: FigureSources, integrationId: number) {
   const row = await db
     .selectFrom('integrations as i')
     .innerJoin('brands as b', 'b.id', 'i.brand_id')
     // `undelivered` is the webhooks module's counter: a count of the pending events grew with them (1.1 s at 5M)
-    .innerJoin(ports.deliveryStateSource(db).as('s'), 's.integration_id', 'i.id')
+    .innerJoin(sources.delivery.as('s'), 's.integration_id', 'i.id')
     .selectAll('i')
     .select([
       's.undelivered',
@@ -162,7 +181,7 @@ export async function loadIntegrationWithFigures(db: Q, ports: IntegrationPorts,
     .select((eb) => [
       'b.name as brand_name',
       eb
-        .selectFrom(ports.coverageSource(db).as('c'))
+        .selectFrom(sources.coverage.as('c'))
         .select((e) => e.fn.countAll<number>().as('n'))
         .where('c.integration_id', '=', integrationId)
         .as('covered'),
@@ -170,7 +189,6 @@ export async function loadIntegrationWithFigures(db: Q, ports: IntegrationPorts,
     .where('i.id', '=', integrationId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const head = withHead ? await ports.pendingHead(db, integrationId, row.delivery_cursor) : undefined;
   const {
     brand_name,
     undelivered,
@@ -197,8 +215,7 @@ export async function loadIntegrationWithFigures(db: Q, ports: IntegrationPorts,
         paused_reason: delivery_paused_reason,
         next_attempt_at: delivery_next_attempt_at,
       },
-      headSequence: head ? head.sequence : null,
-      headAttempts: head?.attempts ?? 0,
+      cursor: delivery_cursor,
       covered: Number(covered ?? 0),
     },
   };

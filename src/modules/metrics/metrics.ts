@@ -104,7 +104,8 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
  * The service's Prometheus metrics. Counters and histograms are fed by hooks at the points where
  * things happen (HTTP answers, event commits, delivery attempts); the database figures (backlog,
  * integrations by status, pool) are read when scraped. Every label value is bounded: route
- * templates, methods, status codes, event kinds, outcomes, and integration slugs.
+ * templates, methods, status codes, event kinds, outcomes, integration slugs and pause reasons;
+ * nothing is labelled by property or booking.
  */
 export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, options: { poolStats?: () => PoolStats; clusterWorker?: boolean } = {}): Metrics {
   const registry = new Registry();

@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { parseId } from '../../http/params.js';
-import { envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import { StaffIntegrationView } from '../integrations/integrations.schemas.js';
-import { deliveryLog, partnerDeliveries, resumeWebhook } from './webhooks.service.js';
+import { errorResponses, Nullable } from '../../http/schemas.js';
+import { deliveryLog, partnerDeliveries } from './webhooks.service.js';
 
 const IdParams = Type.Object({ id: Type.String() });
 const LogQuery = Type.Object({
@@ -102,18 +101,5 @@ export function registerStaffWebhookRoutes(staff: FastifyInstance, deps: Deps): 
       const page = await deliveryLog(deps, parseId(request.params.id, 'integration'), request.query.after ?? 0, request.query.limit ?? 50);
       return sendData(reply, 200, 'Delivery attempts retrieved.', page.data, { cursor: page.cursor });
     },
-  );
-
-  staff.post<{ Params: Static<typeof IdParams> }>(
-    '/integrations/:id/webhook/resume',
-    {
-      schema: {
-        summary: 'Resume webhook delivery now (failures reset, the blocked event goes at once)',
-        tags,
-        params: IdParams,
-        response: { 200: envelope(StaffIntegrationView), ...errorResponses(401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) => sendData(reply, 200, 'Webhook delivery resumed.', await resumeWebhook(deps, parseId(request.params.id, 'integration'))),
   );
 }

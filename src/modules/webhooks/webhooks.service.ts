@@ -2,7 +2,6 @@ import { dataClock } from '../../lib/clock.js';
 import type { Deps } from '../../deps.js';
 import { notFound, resumeOfDisabled } from '../../http/errors.js';
 import { formatTimestamp, formatTimestampOrNull } from '../../lib/time.js';
-import { staffIntegrationView } from '../integrations/integrations.service.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
 import { resumeDelivery } from './webhooks.outcomes.js';
 import { unitOfWork } from '../../db/unit-of-work.js';
@@ -14,7 +13,7 @@ import { wakeDelivery } from '../events/events.unit.js';
  * blocked event goes at once with a fresh ladder. On an active integration that is backing off it
  * cuts the wait short the same way. A disabled one is re-enabled by PATCH status, not here.
  */
-export async function resumeWebhook(deps: Deps, integrationId: number) {
+export async function resumeWebhook(deps: Deps, integrationId: number): Promise<void> {
   const current = await findIntegration(deps.db, integrationId);
   if (!current) throw notFound('No such integration.');
   if (current.status === 'disabled') throw resumeOfDisabled();
@@ -22,7 +21,6 @@ export async function resumeWebhook(deps: Deps, integrationId: number) {
     deps.log.warn({ integrationId, slug: current.slug, wasPaused: current.status === 'paused' }, 'webhook delivery resumed by staff');
   }
   await wakeDelivery(deps, [integrationId]);
-  return staffIntegrationView(deps, integrationId);
 }
 
 type AttemptLogRow = Awaited<ReturnType<typeof attemptLog>>[number];

@@ -22,7 +22,7 @@ export function aheadOf(query: CompiledQuery): ((result: QueryResult<unknown>) =
 }
 
 /** The empty answer Kysely gets for a statement sent ahead. */
-export const SENT: QueryResult<never> = Object.freeze({ rows: [] }) as QueryResult<never>;
+export const SENT: QueryResult<never> = Object.freeze({ rows: [] });
 
 /** What a transaction's connection keeps of the statements it sent ahead. */
 export class AheadState {

@@ -130,4 +130,3 @@ export function nextDow(from: string, dow: number): string {
   while (dayOfWeek(d) !== dow) d = addDays(d, 1);
   return d;
 }
-

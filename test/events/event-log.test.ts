@@ -30,7 +30,13 @@ async function cover(integration: TestIntegration, propertyId: number, externalI
 
 function record(propertyId: number | null, actor: number | null, drafts: EventDraft[], only?: number) {
   return unitOfWork(ctx.deps, async (trx) =>
-    appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId, only), actorIntegrationId: actor, build: () => drafts }),
+    appendEvents(trx, {
+      clock: ctx.deps.clock,
+      propertyId,
+      targets: await selectAppendTargets(trx, propertyId, only),
+      actorIntegrationId: actor,
+      build: () => drafts,
+    }),
   );
 }
 
@@ -91,7 +97,13 @@ describe('event log', () => {
     await ctx.staff('PATCH', `/integrations/${a.id}`, { status: 'active' });
     await expect(
       unitOfWork(ctx.deps, async (trx) => {
-        await appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build: () => [{ type: 'property.changed', data: {} }] });
+        await appendEvents(trx, {
+          clock: ctx.deps.clock,
+          propertyId,
+          targets: await selectAppendTargets(trx, propertyId),
+          actorIntegrationId: null,
+          build: () => [{ type: 'property.changed', data: {} }],
+        });
         throw new Error('the write failed');
       }),
     ).rejects.toThrow('the write failed');
@@ -134,7 +146,13 @@ describe('event log', () => {
     const recordLast = (propertyId: number, drafts: EventDraft[], before?: (trx: Kysely<DB>) => Promise<void>) =>
       unitOfWork(ctx.deps, async (trx) => {
         await before?.(trx);
-        return appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build: () => drafts });
+        return appendEvents(trx, {
+          clock: ctx.deps.clock,
+          propertyId,
+          targets: await selectAppendTargets(trx, propertyId),
+          actorIntegrationId: null,
+          build: () => drafts,
+        });
       });
 
     it('writes the events in the transaction, and wakes delivery once it has committed', async () => {
@@ -177,7 +195,8 @@ describe('event log', () => {
         const result = await unitOfWork(ctx.deps, async (trx) => {
           const appended = await appendEvents(trx, {
             clock: ctx.deps.clock,
-            propertyId, targets: await selectAppendTargets(trx, propertyId),
+            propertyId,
+            targets: await selectAppendTargets(trx, propertyId),
             actorIntegrationId: null,
             build: async () => {
               await trx.updateTable('integrations').set({ status: 'disabled' }).where('id', '=', a.id).execute();
@@ -202,7 +221,19 @@ describe('event log', () => {
       await expect(
         // a row in the way of the first sequence, written earlier in the same unit
         recordLast(propertyId, [{ type: 'property.changed', data: {} }], async (trx) => {
-          await trx.insertInto('events').values({ integration_id: a.id, sequence: 1, id: 'x', type: 'property.changed', origin: 'doorloom', body: '{}', created_at: ctx.deps.clock.now(), delivery_status: 'skipped' } as never).execute();
+          await trx
+            .insertInto('events')
+            .values({
+              integration_id: a.id,
+              sequence: 1,
+              id: 'x',
+              type: 'property.changed',
+              origin: 'doorloom',
+              body: '{}',
+              created_at: ctx.deps.clock.now(),
+              delivery_status: 'skipped',
+            } as never)
+            .execute();
         }),
       ).rejects.toMatchObject({ code: '23505' });
       expect(await eventsOf(a.id)).toEqual([]);

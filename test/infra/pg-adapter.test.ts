@@ -29,7 +29,11 @@ function open(mode: PoolMode, max = 1): { db: Kysely<any>; pool: pg.Pool } {
   return { db, pool };
 }
 
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: unknown) => (e as { code?: string }).code ?? String(e));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok',
+    (e: unknown) => (e as { code?: string }).code ?? String(e),
+  );
 
 describe.runIf(databaseUrl)('the PostgreSQL adapter', () => {
   beforeAll(async () => {
@@ -90,7 +94,9 @@ describe.runIf(databaseUrl)('the PostgreSQL adapter', () => {
       expect(isDatabaseUnavailable(outcome)).toBe(true);
       // the pool (one connection) opens a new session; the lost transaction wrote nothing
       expect(await db.selectFrom('items').select('id').where('id', '=', 10).execute()).toEqual([]);
-      expect(await db.transaction().execute((trx) => trx.insertInto('items').values({ id: 11, name: 'after' }).returning('id').execute())).toEqual([{ id: 11 }]);
+      expect(await db.transaction().execute((trx) => trx.insertInto('items').values({ id: 11, name: 'after' }).returning('id').execute())).toEqual([
+        { id: 11 },
+      ]);
     });
 
     it('a statement that fails inside a transaction rolls all of it back and leaves the session usable', async () => {
@@ -119,7 +125,9 @@ describe.runIf(databaseUrl)('the PostgreSQL adapter', () => {
       });
       expect(settings).toEqual({ timeout: '4321ms', prepared: 0 });
       // outside a transaction the session keeps the role's own settings
-      const outside = await sql<{ t: string; path: string }>`select current_setting('statement_timeout') as t, current_setting('search_path') as path`.execute(db);
+      const outside = await sql<{ t: string; path: string }>`select current_setting('statement_timeout') as t, current_setting('search_path') as path`.execute(
+        db,
+      );
       expect(outside.rows[0].t).not.toBe('4321ms');
       expect(outside.rows[0].path).toContain(schema);
     });
@@ -179,20 +187,42 @@ describe.runIf(databaseUrl)('the PostgreSQL adapter', () => {
       });
       expect(await codeOf(failed)).toBe('23505');
       expect(answered).toEqual(['first']);
-      expect(await db.selectFrom('items').select('id').where('id', 'in', [base + 1, base + 2]).execute()).toEqual([]);
+      expect(
+        await db
+          .selectFrom('items')
+          .select('id')
+          .where('id', 'in', [base + 1, base + 2])
+          .execute(),
+      ).toEqual([]);
     });
 
     it('a failure sent just before the commit fails the commit, which rolls everything back; the session stays usable', async () => {
       const failed = db.transaction().execute(async (trx) => {
-        await trx.insertInto('items').values({ id: base + 3, name: 'awaited' }).execute();
+        await trx
+          .insertInto('items')
+          .values({ id: base + 3, name: 'awaited' })
+          .execute();
         await ahead(trx, trx.insertInto('items').values({ id: base + 4, name: 'ahead' }));
         await ahead(trx, trx.insertInto('items').values({ id: base, name: 'duplicate' }));
       });
       expect(await codeOf(failed)).toBe('23505');
-      expect(await db.selectFrom('items').select('id').where('id', 'in', [base + 3, base + 4]).execute()).toEqual([]);
+      expect(
+        await db
+          .selectFrom('items')
+          .select('id')
+          .where('id', 'in', [base + 3, base + 4])
+          .execute(),
+      ).toEqual([]);
       const rows: unknown[] = [];
       await db.transaction().execute(async (trx) => {
-        await ahead(trx, trx.insertInto('items').values({ id: base + 5, name: 'kept' }).returning('id'), (r) => rows.push(...r.rows));
+        await ahead(
+          trx,
+          trx
+            .insertInto('items')
+            .values({ id: base + 5, name: 'kept' })
+            .returning('id'),
+          (r) => rows.push(...r.rows),
+        );
       });
       // the answer arrived before the commit returned
       expect(rows).toEqual([{ id: base + 5 }]);
@@ -212,7 +242,13 @@ describe.runIf(databaseUrl)('the PostgreSQL adapter', () => {
           (error: unknown) => error,
         );
       expect(isDatabaseUnavailable(outcome)).toBe(true);
-      expect(await db.selectFrom('items').select('id').where('id', 'in', [base + 6, base + 7]).execute()).toEqual([]);
+      expect(
+        await db
+          .selectFrom('items')
+          .select('id')
+          .where('id', 'in', [base + 6, base + 7])
+          .execute(),
+      ).toEqual([]);
     });
 
     it("pg's warning about a query sent while another runs never appears", () => {

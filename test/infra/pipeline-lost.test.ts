@@ -30,7 +30,7 @@ describe.runIf(databaseUrl)('a booking create whose session ends with its writes
   let db: pg.Client;
 
   beforeAll(async () => {
-    scratch = await scratchDatabase(databaseUrl!);
+    scratch = await scratchDatabase(databaseUrl);
     service = await spawnService({ ...scratch.env, RATE_LIMITS: 'off' });
     await service.ready();
     // the scratch database itself, not through a pooler: its locks and backends are the test's tools
@@ -50,9 +50,16 @@ describe.runIf(databaseUrl)('a booking create whose session ends with its writes
     const integration = await call(service, STAFF_TOKEN, 'POST', '/api/staff/v1/integrations', { brand_id: 1, name: 'Pipeline PMS' });
     expect(integration.status).toBe(201);
     const key = (integration.body.data as { api_key: string }).api_key;
-    const property = await call(service, key, 'POST', '/api/integrations/v1/properties', createBody({ external_id: 'PL-1', units: [{ name: 'Room', external_id: 'PL-R1' }] }), {
-      'idempotency-key': 'pipeline-property',
-    });
+    const property = await call(
+      service,
+      key,
+      'POST',
+      '/api/integrations/v1/properties',
+      createBody({ external_id: 'PL-1', units: [{ name: 'Room', external_id: 'PL-R1' }] }),
+      {
+        'idempotency-key': 'pipeline-property',
+      },
+    );
     expect(property.status).toBe(201);
     const booking = {
       external_booking_id: 'PL-B1',
@@ -87,7 +94,13 @@ describe.runIf(databaseUrl)('a booking create whose session ends with its writes
         `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and application_name like 'doorloom%'`,
       );
       blocked = rows[0]?.pid ?? null;
-      seen.push((await db.query(`select state, wait_event_type, left(query, 60) as query from pg_stat_activity where datname = current_database() and state <> 'idle' and pid <> pg_backend_pid()`)).rows);
+      seen.push(
+        (
+          await db.query(
+            `select state, wait_event_type, left(query, 60) as query from pg_stat_activity where datname = current_database() and state <> 'idle' and pid <> pg_backend_pid()`,
+          )
+        ).rows,
+      );
     }
     await db.query('select pg_terminate_backend($1)', [blocked]);
     await db.query('commit');

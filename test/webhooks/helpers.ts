@@ -35,7 +35,13 @@ export async function closeDeliveryContext({ ctx, receiver, worker }: { ctx?: Te
  * Records integration-wide events (no property needed) for one integration through the normal
  * event log, which wakes delivery after the commit as for every writer.
  */
-export async function recordEvents(ctx: TestContext, integrationId: number, count: number, type: EventDraft['type'] = 'availability.changed', data: (i: number) => unknown = (i) => ({ i })) {
+export async function recordEvents(
+  ctx: TestContext,
+  integrationId: number,
+  count: number,
+  type: EventDraft['type'] = 'availability.changed',
+  data: (i: number) => unknown = (i) => ({ i }),
+) {
   await unitOfWork(ctx.deps, async (trx) =>
     appendEvents(trx, {
       clock: ctx.deps.clock,

@@ -14,7 +14,15 @@ import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewId
 import { unitOfWork, type AppendTarget, type UnitOfWork } from '../events/events.log.js';
 import { coveredPropertyId } from '../properties/properties.resolve.js';
 import { propertyBrandId, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
-import { bookingInsert, hostBookingIdOf, nextHostBookingName, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import {
+  bookingInsert,
+  hostBookingIdOf,
+  nextHostBookingName,
+  selectCreateContext,
+  selectOwnByExternalId,
+  selectVisibleBooking,
+  type BookingRow,
+} from './bookings.sql.js';
 import { MAX_WRITE_ATTEMPTS, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -129,14 +137,24 @@ async function writeNewBooking(
     created_at: now,
     updated_at: now,
   });
-  const request = { checkIn: input.checkIn, checkOut: input.checkOut, channel: input.channel, integrationId: actorIntegrationId, units: write.requested.map((r) => r.unitId) };
+  const request = {
+    checkIn: input.checkIn,
+    checkOut: input.checkOut,
+    channel: input.channel,
+    integrationId: actorIntegrationId,
+    units: write.requested.map((r) => r.unitId),
+  };
   const { unitIds, stay } = await decideStay(trx, lock, request);
   const row = await holdStay(trx, lock, request, { unitIds, stay }, bookingInsert(trx, values(storedUnits(write.requested, unitIds))));
   const targets = write.targets;
   // The other covering integrations' aliases in one read, so that their availability events come
   // from the decision's calendar too.
   const otherAliases = targets
-    ? await selectUnitAliasesOf(trx, lock.propertyId, targets.filter((t) => t.id !== actorIntegrationId).map((t) => t.id))
+    ? await selectUnitAliasesOf(
+        trx,
+        lock.propertyId,
+        targets.filter((t) => t.id !== actorIntegrationId).map((t) => t.id),
+      )
     : undefined;
   await appendBookingEvents(trx, {
     clock: deps.clock,
@@ -201,7 +219,14 @@ async function createTransaction(
         aliases: new Map(context.units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
       };
       const stay = stayOf(input, input.external_booking_id, input.source.channel);
-      const row = await writeNewBooking(deps, trx, lock, { actorIntegrationId: integrationId, requested, input: stay, ids, hostBrandId: null, targets: context.targets });
+      const row = await writeNewBooking(deps, trx, lock, {
+        actorIntegrationId: integrationId,
+        requested,
+        input: stay,
+        ids,
+        hostBrandId: null,
+        targets: context.targets,
+      });
       const answer = createdAnswer(bookingView(row, ids));
       await complete?.(trx, answer);
       return { kind: 'created', answer };

@@ -1,7 +1,17 @@
 import type { Static } from '@sinclair/typebox';
 import { dataClock, type Clock } from '../../lib/clock.js';
 import { roundMoney } from '../../lib/money.js';
-import { addDays, clampToHorizon, daysBetween, eachDate, formatTimestamp, formatTimestampOrNull, kolkataDate, windowsForNights, type DateWindow } from '../../lib/time.js';
+import {
+  addDays,
+  clampToHorizon,
+  daysBetween,
+  eachDate,
+  formatTimestamp,
+  formatTimestampOrNull,
+  kolkataDate,
+  windowsForNights,
+  type DateWindow,
+} from '../../lib/time.js';
 import { buildAvailability, calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import type { CalendarData } from '../calendar/calendar.sql.js';
 import { appendEvents, type AppendTarget, type EventDraft, type EventTarget, type UnitOfWork } from '../events/events.log.js';

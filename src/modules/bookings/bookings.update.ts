@@ -48,7 +48,12 @@ function checkTransition(from: BookingStatus, to: BookingStatus, viewer: Viewer,
  */
 function checkIfMatch(header: string | undefined, revision: number): void {
   if (header === undefined) return;
-  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
+  const tags = header.split(',').map((t) =>
+    t
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1'),
+  );
   if (tags.includes('*') || tags.includes(String(revision))) return;
   throw fail('PRECONDITION_FAILED', `The booking has changed: its current revision is ${revision}. Read it again and retry.`, {
     revision,
@@ -151,7 +156,12 @@ async function askedUnits(trx: UnitOfWork, row: BookingRow, input: UpdateBooking
 }
 
 /** What a change sets, given the units the booking ends with (the status and dates as decided). */
-function fieldChanges(row: BookingRow, input: UpdateBookingInput, next: { status: BookingStatus; checkIn: string; checkOut: string; units: BookingUnit[] }, now: Date): BookingChanges {
+function fieldChanges(
+  row: BookingRow,
+  input: UpdateBookingInput,
+  next: { status: BookingStatus; checkIn: string; checkOut: string; units: BookingUnit[] },
+  now: Date,
+): BookingChanges {
   const set: BookingChanges = {};
   if (next.status !== row.status) set.status = next.status;
   if (next.checkIn !== row.check_in) set.check_in = next.checkIn;
@@ -278,5 +288,3 @@ export async function cancelBooking(
   });
   return { booking: await viewOf(deps, viewer, outcome.row), changed: outcome.changed };
 }
-
-

@@ -147,10 +147,8 @@ function pictureOf(data: CalendarData, window: DateWindow, units: StayAvailabili
   };
 }
 
-export const propertyArchived = () =>
-  fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
-export const propertyInactive = () =>
-  fail('PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
+export const propertyArchived = () => fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
+export const propertyInactive = () => fail('PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
 
 /** Archived and inactive properties take no bookings (decisions §4). */
 export function refuseUnbookable(status: PropertyStatus): void {

@@ -50,7 +50,8 @@ function pairsQuery(db: Kysely<DB> | Transaction<DB>) {
 export async function rollHorizon(deps: Deps, only: { integrationIds?: number[] } = {}): Promise<{ properties: number; events: number }> {
   // Each integration's horizon moves with its brand's clock (a sandbox brand's own).
   const todayOf = (integrationId: number) => kolkataDate(dataClock(deps.clock, 'horizon', { integrationId }).now());
-  const due = (pair: Pair) => (only.integrationIds === undefined || only.integrationIds.includes(pair.integration_id) ? monthsDue(pair, todayOf(pair.integration_id)) : []);
+  const due = (pair: Pair) =>
+    only.integrationIds === undefined || only.integrationIds.includes(pair.integration_id) ? monthsDue(pair, todayOf(pair.integration_id)) : [];
   const dueProperties = new Set((await pairsQuery(deps.db).execute()).filter((p) => due(p).length > 0).map((p) => p.property_id));
   let events = 0;
   let properties = 0;
@@ -64,7 +65,8 @@ export async function rollHorizon(deps: Deps, only: { integrationIds?: number[] 
       );
       const result = await appendEvents(trx, {
         clock: deps.clock,
-        propertyId, targets: await selectAppendTargets(trx, propertyId),
+        propertyId,
+        targets: await selectAppendTargets(trx, propertyId),
         actorIntegrationId: null,
         build: (target) => {
           const months = plan.get(target.integrationId)?.months ?? [];

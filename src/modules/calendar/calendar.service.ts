@@ -3,27 +3,9 @@ import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { FieldErrorCollector, notFound } from '../../http/errors.js';
 import { dataClock, type Clock } from '../../lib/clock.js';
-import {
-  addDays,
-  clampToHorizon,
-  daysBetween,
-  horizonWindows,
-  DATE_MESSAGE,
-  isValidDate,
-  kolkataDate,
-  splitByMonth,
-  type DateWindow,
-} from '../../lib/time.js';
+import { addDays, clampToHorizon, daysBetween, horizonWindows, DATE_MESSAGE, isValidDate, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
 import { appendEvents, unitOfWork, type AppendResult, type UnitOfWork } from '../events/events.log.js';
-import {
-  buildPayload,
-  calendarEventDrafts,
-  calendarSettings,
-  mealPlansOf,
-  rulesOf,
-  type CalendarKind,
-  type CalendarSettings,
-} from './calendar.payloads.js';
+import { buildPayload, calendarEventDrafts, calendarSettings, mealPlansOf, rulesOf, type CalendarKind, type CalendarSettings } from './calendar.payloads.js';
 import { lockProperty, touchInputsVersion } from '../properties/properties.lock.js';
 import { propertyBrandId, selectAppendTargets, selectUnitIdsOf, unitsSource, updateTaxFlags } from '../properties/properties.sql.js';
 import { loadCalendarData } from './calendar.sql.js';
@@ -63,12 +45,11 @@ export interface CalendarEventOptions {
 export async function appendCalendarEvents(trx: UnitOfWork, options: CalendarEventOptions): Promise<AppendResult> {
   const todayOf = (integrationId: number) => kolkataDate(dataClock(options.clock, 'horizon', { integrationId }).now());
   const pieces =
-    options.nights === 'horizon'
-      ? null
-      : (Array.isArray(options.nights) ? options.nights : [options.nights]).flatMap((w) => splitByMonth(w.from, w.to));
+    options.nights === 'horizon' ? null : (Array.isArray(options.nights) ? options.nights : [options.nights]).flatMap((w) => splitByMonth(w.from, w.to));
   return appendEvents(trx, {
     clock: options.clock,
-    propertyId: options.propertyId, targets: await selectAppendTargets(trx, options.propertyId),
+    propertyId: options.propertyId,
+    targets: await selectAppendTargets(trx, options.propertyId),
     actorIntegrationId: options.actorIntegrationId,
     build: (target) => {
       const windows =
@@ -165,7 +146,10 @@ function setNights(trx: UnitOfWork, propertyId: number, window: DateWindow, valu
   trx.send(sql`
     delete from calendar_nights
     where property_id = ${propertyId} and night between ${window.from}::date and ${window.to}::date
-      and ${sql.join(ALL_COLUMNS.map((c) => sql`${sql.ref(c)} is null`), sql` and `)}
+      and ${sql.join(
+        ALL_COLUMNS.map((c) => sql`${sql.ref(c)} is null`),
+        sql` and `,
+      )}
   `);
 }
 
@@ -236,7 +220,8 @@ export async function setRateOverrides(deps: Deps, propertyId: number, body: Rat
   const window = checkNights(errors, body.from, body.to, await propertyToday(deps, propertyId));
   const prices = (['base_price', 'extra_adult_price', 'extra_child_price'] as const).filter((k) => body[k] !== undefined);
   if (body.clear === true && prices.length > 0) errors.add('clear', 'cannot be combined with prices');
-  if (body.clear !== true && prices.length === 0) errors.add('base_price', 'base_price, extra_adult_price or extra_child_price is required, unless clear is true');
+  if (body.clear !== true && prices.length === 0)
+    errors.add('base_price', 'base_price, extra_adult_price or extra_child_price is required, unless clear is true');
   return hostEdit(deps, propertyId, async (trx) => {
     errors.throwIfAny();
     const w = window!;
@@ -314,9 +299,13 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
         ...Object.fromEntries(ruleKeys.map((k) => [k, body.rules![k] ?? null])),
       };
       const effective = rulesOf(next, settingsOf(deps));
-      if (effective.min_stay > effective.max_stay) errors.add(body.rules!.max_stay !== undefined ? 'rules.max_stay' : 'rules.min_stay', 'min_stay must not exceed max_stay');
+      if (effective.min_stay > effective.max_stay)
+        errors.add(body.rules!.max_stay !== undefined ? 'rules.max_stay' : 'rules.min_stay', 'min_stay must not exceed max_stay');
       if (effective.min_advance_days > effective.max_advance_days) {
-        errors.add(body.rules!.max_advance_days !== undefined ? 'rules.max_advance_days' : 'rules.min_advance_days', 'min_advance_days must not exceed max_advance_days');
+        errors.add(
+          body.rules!.max_advance_days !== undefined ? 'rules.max_advance_days' : 'rules.min_advance_days',
+          'min_advance_days must not exceed max_advance_days',
+        );
       }
       errors.throwIfAny();
       await trx

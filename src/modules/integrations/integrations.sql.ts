@@ -225,7 +225,13 @@ export async function loadIntegrationWithFigures(db: Q, sources: FigureSources, 
  * The integration's status, moved only from one of `from` (false when it was not in one of them):
  * the webhooks module pauses and resumes delivery through it.
  */
-export async function setIntegrationStatus(uow: UnitOfWork, integrationId: number, to: 'active' | 'paused', from: Array<'active' | 'paused' | 'disabled'>, at: Date) {
+export async function setIntegrationStatus(
+  uow: UnitOfWork,
+  integrationId: number,
+  to: 'active' | 'paused',
+  from: Array<'active' | 'paused' | 'disabled'>,
+  at: Date,
+) {
   uow.touched('integrations');
   const row = await uow
     .updateTable('integrations')

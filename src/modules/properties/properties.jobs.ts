@@ -48,7 +48,8 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
       reactivated += 1;
       await appendEvents(trx, {
         clock: deps.clock,
-        propertyId: id, targets: await selectAppendTargets(trx, id),
+        propertyId: id,
+        targets: await selectAppendTargets(trx, id),
         actorIntegrationId: null,
         build: async (target) => [await propertyEventDraft(trx, id, target)],
       });

@@ -39,7 +39,11 @@ export type { PropertyLock };
  */
 export async function lockProperty(trx: Transaction<DB>, property: number | RawBuilder<number | null>): Promise<PropertyLock | null> {
   const id = typeof property === 'number' ? sql`${property}::int` : sql`(${property})`;
-  const { rows } = await sql<{ id: number; status: PropertyStatus; brand_id: number }>`select id, status, brand_id from properties where id = ${id} for no key update`.execute(trx);
+  const { rows } = await sql<{
+    id: number;
+    status: PropertyStatus;
+    brand_id: number;
+  }>`select id, status, brand_id from properties where id = ${id} for no key update`.execute(trx);
   return rows[0] ? new PropertyLock(rows[0].id, rows[0].status, rows[0].brand_id) : null;
 }
 

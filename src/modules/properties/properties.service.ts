@@ -61,8 +61,7 @@ export function externalIdExists(externalId: string, holderId: number): AppError
   });
 }
 
-const archivedError = () =>
-  fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and can no longer be changed through the API.');
+const archivedError = () => fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and can no longer be changed through the API.');
 
 /**
  * A write transaction. Pre-checks (external ids, aliases) read before writing; when a concurrent
@@ -77,7 +76,6 @@ async function writeTransaction<T>(deps: Deps, work: (trx: UnitOfWork) => Promis
     return unitOfWork(deps, work);
   }
 }
-
 
 /** The lock of a property this transaction inserted (its own row, so it is granted at once). */
 async function lockNewProperty(trx: Transaction<DB>, propertyId: number): Promise<PropertyLock> {
@@ -142,7 +140,8 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
     const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId: row.id, targets: await selectAppendTargets(trx, row.id),
+      propertyId: row.id,
+      targets: await selectAppendTargets(trx, row.id),
       actorIntegrationId: actor.integrationId,
       build: (target) => initialEventDrafts(trx, row.id, target, today, calendar, target.integrationId === actor.integrationId ? state : undefined),
     });
@@ -155,7 +154,15 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
 async function refuseHeldAliases(trx: Transaction<DB>, integrationId: number, units: Array<{ external_id?: string | null }>) {
   const sent = units.map((u, i) => [i, u.external_id] as const).filter((x): x is readonly [number, string] => typeof x[1] === 'string');
   if (sent.length === 0) return;
-  const held = new Set((await selectAliasHolders(trx, integrationId, sent.map((x) => x[1]))).map((h) => h.external_id));
+  const held = new Set(
+    (
+      await selectAliasHolders(
+        trx,
+        integrationId,
+        sent.map((x) => x[1]),
+      )
+    ).map((h) => h.external_id),
+  );
   const errors = new FieldErrorCollector();
   for (const [i, alias] of sent) if (held.has(alias)) errors.add(`units.${i}.external_id`, 'is already mapped to another unit');
   errors.throwIfAny();
@@ -203,7 +210,9 @@ export async function updateChecked(
         if (holder && holder.property_id !== covered.id) throw externalIdExists(input.external_id, holder.property_id);
       }
       externalId = input.external_id;
-      trx.send(trx.updateTable('coverage').set({ external_id: externalId }).where('integration_id', '=', actor.integrationId).where('property_id', '=', covered.id));
+      trx.send(
+        trx.updateTable('coverage').set({ external_id: externalId }).where('integration_id', '=', actor.integrationId).where('property_id', '=', covered.id),
+      );
       trx.touched('coverage');
     }
 
@@ -212,11 +221,17 @@ export async function updateChecked(
     const { set, pricesChanged, errors } = updateColumns(input, before.row);
     errors.throwIfAny();
     const units = input.units ? await mergeUnits(trx, lock, actor.integrationId, before, input.units, now) : null;
-    trx.send(trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', covered.id));
+    trx.send(
+      trx
+        .updateTable('properties')
+        .set({ ...set, updated_at: now })
+        .where('id', '=', covered.id),
+    );
 
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId: covered.id, targets: await selectAppendTargets(trx, covered.id),
+      propertyId: covered.id,
+      targets: await selectAppendTargets(trx, covered.id),
       actorIntegrationId: actor.integrationId,
       build: (target) =>
         changeDrafts(trx, covered.id, target, today, calendar, {
@@ -359,7 +374,11 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
     const { units: _ignored, external_id: _mapping, ...groups } = input as UpdatePropertyInput;
     const { set, pricesChanged, errors } = updateColumns(groups, row);
     errors.throwIfAny();
-    await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', propertyId).execute();
+    await trx
+      .updateTable('properties')
+      .set({ ...set, updated_at: now })
+      .where('id', '=', propertyId)
+      .execute();
     return recordHostChange(deps, trx, propertyId, (target) =>
       changeDrafts(trx, propertyId, target, today, calendar, { inventory: false, retired: [], availability: false, rates: pricesChanged }),
     );
@@ -379,7 +398,9 @@ export async function archiveProperty(deps: Deps, propertyId: number) {
     if (!lock) throw notFound('No such property.');
     if (lock.status === 'archived') return undefined;
     await trx.updateTable('properties').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', propertyId).execute();
-    return recordHostChange(deps, trx, propertyId, async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)]);
+    return recordHostChange(deps, trx, propertyId, async (target) => [
+      propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!),
+    ]);
   });
   return staffPropertyView(deps, propertyId);
 }
@@ -415,7 +436,8 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
       trx.touched('coverage');
       const appended = await appendEvents(trx, {
         clock: deps.clock,
-        propertyId, targets: await selectAppendTargets(trx, propertyId, integrationId),
+        propertyId,
+        targets: await selectAppendTargets(trx, propertyId, integrationId),
         actorIntegrationId: null,
         build: async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)],
       });
@@ -425,7 +447,8 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
     trx.touched('coverage');
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId, targets: await selectAppendTargets(trx, propertyId, integrationId),
+      propertyId,
+      targets: await selectAppendTargets(trx, propertyId, integrationId),
       actorIntegrationId: null,
       build: (target) => initialEventDrafts(trx, propertyId, target, today, calendar),
     });

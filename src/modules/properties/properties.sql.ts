@@ -24,14 +24,7 @@ export function selectPropertiesByIds(db: Q, ids: number[]): Promise<PropertyRow
 /** Units of the given properties in their order (position, then id). */
 export function selectUnits(db: Q, propertyIds: number[]): Promise<UnitRow[]> {
   if (propertyIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('units')
-    .selectAll()
-    .where('property_id', 'in', propertyIds)
-    .orderBy('property_id')
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('units').selectAll().where('property_id', 'in', propertyIds).orderBy('property_id').orderBy('position').orderBy('id').execute();
 }
 
 /** An integration's aliases (external_unit_id) of the units of the given properties: unit id → alias. */
@@ -70,12 +63,7 @@ export function selectCoverageByExternalId(db: Q, integrationId: number, externa
 }
 
 export function selectCoverage(db: Q, integrationId: number, propertyId: number) {
-  return db
-    .selectFrom('coverage')
-    .selectAll()
-    .where('integration_id', '=', integrationId)
-    .where('property_id', '=', propertyId)
-    .executeTakeFirst();
+  return db.selectFrom('coverage').selectAll().where('integration_id', '=', integrationId).where('property_id', '=', propertyId).executeTakeFirst();
 }
 
 /** Ids of the properties the integration covers, ascending; with `among`, only those of them. */
@@ -122,10 +110,7 @@ export async function selectCoveredPage(
   integrationId: number,
   options: { status?: string; limit: number; offset: number },
 ): Promise<{ rows: Array<{ id: number; external_id: string | null }>; total: number }> {
-  let base = db
-    .selectFrom('coverage as c')
-    .innerJoin('properties as p', 'p.id', 'c.property_id')
-    .where('c.integration_id', '=', integrationId);
+  let base = db.selectFrom('coverage as c').innerJoin('properties as p', 'p.id', 'c.property_id').where('c.integration_id', '=', integrationId);
   if (options.status) base = base.where('p.status', '=', options.status as PropertyRow['status']);
   const rows = await base.select(['p.id', 'c.external_id']).orderBy('p.id').limit(options.limit).offset(options.offset).execute();
   const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -174,7 +159,10 @@ export async function propertyBrandId(db: Q, id: number): Promise<number | null>
 
 /** A property's prices and tax flags (what its rates are built from), as a query of one row; `propertyId` is an SQL expression. */
 export function pricingQuery(db: Q, propertyId: RawBuilder<number>) {
-  return db.selectFrom('properties').select([...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst']).where('id', '=', propertyId);
+  return db
+    .selectFrom('properties')
+    .select([...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst'])
+    .where('id', '=', propertyId);
 }
 
 /** A host edit of the property's tax flags (the rates' GST fields): the statement, for the caller to run or send. */

@@ -112,7 +112,11 @@ export async function mergeUnits(
         saleChanged = true;
       }
       if (Object.keys(set).length > 0) {
-        await trx.updateTable('units').set({ ...set, updated_at: now }).where('id', '=', unit.id).execute();
+        await trx
+          .updateTable('units')
+          .set({ ...set, updated_at: now })
+          .where('id', '=', unit.id)
+          .execute();
       }
       continue;
     }

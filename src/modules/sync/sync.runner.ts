@@ -63,7 +63,8 @@ async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolea
     if (await lockProperty(trx, propertyId)) {
       await appendEvents(trx, {
         clock: deps.clock,
-        propertyId, targets: await selectAppendTargets(trx, propertyId, job.integration_id),
+        propertyId,
+        targets: await selectAppendTargets(trx, propertyId, job.integration_id),
         actorIntegrationId: null,
         build: (target) => syncDrafts(trx, propertyId, job.types, target, today, deps.config),
       });
@@ -116,7 +117,10 @@ export function startSyncRunner(deps: Deps, options: { claims?: Claims; pollMs?:
       return;
     }
     running = work()
-      .then(() => gate.succeeded(), (error) => gate.failed(error))
+      .then(
+        () => gate.succeeded(),
+        (error) => gate.failed(error),
+      )
       .finally(() => {
         running = null;
       });

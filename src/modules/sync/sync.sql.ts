@@ -11,7 +11,12 @@ export async function countSyncCall(db: Q, integrationId: number, day: string): 
     .values({ integration_id: integrationId, day, calls: 1 })
     .onConflict((oc) =>
       oc.column('integration_id').doUpdateSet((eb) => ({
-        calls: eb.case().when('sync_quota.day', '=', eb.ref('excluded.day')).then(eb('sync_quota.calls', '+', 1)).else(1).end(),
+        calls: eb
+          .case()
+          .when('sync_quota.day', '=', eb.ref('excluded.day'))
+          .then(eb('sync_quota.calls', '+', 1))
+          .else(1)
+          .end(),
         day: eb.ref('excluded.day'),
       })),
     )
@@ -22,12 +27,7 @@ export async function countSyncCall(db: Q, integrationId: number, day: string): 
 
 /** The integration's last accepted sync, its quota row locked until the transaction ends. */
 export async function lockLastAccepted(trx: Transaction<DB>, integrationId: number): Promise<Date | null> {
-  const quota = await trx
-    .selectFrom('sync_quota')
-    .select('last_accepted_at')
-    .where('integration_id', '=', integrationId)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+  const quota = await trx.selectFrom('sync_quota').select('last_accepted_at').where('integration_id', '=', integrationId).forUpdate().executeTakeFirstOrThrow();
   return quota.last_accepted_at;
 }
 

@@ -3,7 +3,15 @@ import { unitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason } from './webhooks.policy.js';
 import type { SendResult } from './webhooks.send.js';
-import { countEventFailure, countFailedPing, insertAttemptsQuery, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
+import {
+  countEventFailure,
+  countFailedPing,
+  insertAttemptsQuery,
+  lockFailureCounters,
+  updateDeliveryState,
+  writeOutcomes,
+  type AttemptRow,
+} from './webhooks.sql.js';
 import { integrationStatus, setIntegrationStatus } from '../integrations/integrations.sql.js';
 import { holdLease, type Lease } from '../leases/leases.sql.js';
 
@@ -156,7 +164,14 @@ export class OutcomeBuffer {
   }
 
   private async touch(successAt: number): Promise<void> {
-    await writeOutcomes(this.deps.db, { integrationId: this.integrationId, delivered: [], skipped: [], attempts: [], touchSuccessAt: new Date(successAt), lease: this.lease });
+    await writeOutcomes(this.deps.db, {
+      integrationId: this.integrationId,
+      delivered: [],
+      skipped: [],
+      attempts: [],
+      touchSuccessAt: new Date(successAt),
+      lease: this.lease,
+    });
     this.deps.state.changes.wrote(['webhook_delivery_state']);
     this.touched(successAt);
   }
@@ -213,10 +228,7 @@ export async function recordEventFailure(
     const now = dataClock(deps.clock, 'deliveryRetries', { integrationId }).nowMs();
     const failures = row.consecutive_failures + 1;
     const firstFailureAt = row.first_failure_at?.getTime() ?? now;
-    const decided = afterFailure(
-      { failures, eventFailures, firstFailureAt, lastSuccessAt: row.last_success_at?.getTime() ?? null },
-      now,
-    );
+    const decided = afterFailure({ failures, eventFailures, firstFailureAt, lastSuccessAt: row.last_success_at?.getTime() ?? null }, now);
     const pause = decided.pause !== null && status === 'active';
     if (pause) await setIntegrationStatus(trx, integrationId, 'paused', ['active'], new Date(now));
     updateDeliveryState(trx, integrationId, {
@@ -302,6 +314,10 @@ export async function recordPing(deps: Deps, subject: Subject, worker: string, a
     return resumed;
   });
   if (resumed) deps.log.warn({ integrationId, slug: subject.slug }, 'webhook delivery resumed: the ping succeeded');
-  else deps.log.warn({ integrationId, slug: subject.slug, status: attempt.result.status, error: attempt.result.error }, 'webhook ping failed; delivery stays paused');
+  else
+    deps.log.warn(
+      { integrationId, slug: subject.slug, status: attempt.result.status, error: attempt.result.error },
+      'webhook ping failed; delivery stays paused',
+    );
   return resumed;
 }

@@ -17,7 +17,11 @@ export async function resumeWebhook(deps: Deps, integrationId: number): Promise<
   const current = await findIntegration(deps.db, integrationId);
   if (!current) throw notFound('No such integration.');
   if (current.status === 'disabled') throw resumeOfDisabled();
-  if (await unitOfWork(deps, (uow) => resumeDelivery(uow, integrationId, { at: dataClock(deps.clock, 'deliveryRetries', { integrationId }).now(), from: ['active', 'paused'] }))) {
+  if (
+    await unitOfWork(deps, (uow) =>
+      resumeDelivery(uow, integrationId, { at: dataClock(deps.clock, 'deliveryRetries', { integrationId }).now(), from: ['active', 'paused'] }),
+    )
+  ) {
     deps.log.warn({ integrationId, slug: current.slug, wasPaused: current.status === 'paused' }, 'webhook delivery resumed by staff');
   }
   await wakeDelivery(deps, [integrationId]);

@@ -103,7 +103,9 @@ export function eventDeliveryColumns(table: string, integrationId: number) {
   const delivered = deliveredByCursor(table, integrationId);
   const failures = sql<number>`coalesce((select m.failures from delivery_marks m where m.integration_id = ${integrationId} and m.sequence = ${sequence}), 0)`;
   return {
-    status: sql<DeliveryStatus>`case when ${delivered} then 'delivered' when ${skippedCondition(table, integrationId)} then 'skipped' else 'pending' end`.as('delivery_status'),
+    status: sql<DeliveryStatus>`case when ${delivered} then 'delivered' when ${skippedCondition(table, integrationId)} then 'skipped' else 'pending' end`.as(
+      'delivery_status',
+    ),
     attempts: sql<number>`${failures} + case when ${delivered} then 1 else 0 end`.as('attempts'),
     deliveredAt: sql<Date | null>`case when ${delivered} then (
         select a.attempted_at + a.duration_ms * interval '1 millisecond' from delivery_attempts a
@@ -165,14 +167,16 @@ export function selectPausedStates(db: Q) {
 
 /** One integration's events still to deliver, each with its failed attempts so far (`attempts`), in sequence order. */
 function pendingQueue(db: Q, integrationId: number) {
-  return db
-    .selectFrom(eventLog(db).as('e'))
-    .leftJoin('delivery_marks as m', (join) => join.onRef('m.integration_id', '=', 'e.integration_id').onRef('m.sequence', '=', 'e.sequence'))
-    .where('e.integration_id', '=', integrationId)
-    .where('e.delivery_status', '=', 'pending')
-    // at or below the delivery cursor every event has left pending
-    .where('e.sequence', '>', deliveryCursorQuery(integrationId))
-    .orderBy('e.sequence');
+  return (
+    db
+      .selectFrom(eventLog(db).as('e'))
+      .leftJoin('delivery_marks as m', (join) => join.onRef('m.integration_id', '=', 'e.integration_id').onRef('m.sequence', '=', 'e.sequence'))
+      .where('e.integration_id', '=', integrationId)
+      .where('e.delivery_status', '=', 'pending')
+      // at or below the delivery cursor every event has left pending
+      .where('e.sequence', '>', deliveryCursorQuery(integrationId))
+      .orderBy('e.sequence')
+  );
 }
 
 const failuresSoFar = sql<number>`coalesce(m.failures, 0)`.as('attempts');
@@ -221,13 +225,7 @@ export async function dueIntegrations(db: Q, now: Date, limit = 5000): Promise<n
     .where((eb) =>
       eb.and([
         eb.or([eb('s.next_attempt_at', 'is', null), eb('s.next_attempt_at', '<=', now)]),
-        eb.or([
-          eb.and([
-            eb('i.status', '=', 'active'),
-            eb('s.undelivered', '>', 0),
-          ]),
-          eb('i.status', '=', 'paused'),
-        ]),
+        eb.or([eb.and([eb('i.status', '=', 'active'), eb('s.undelivered', '>', 0)]), eb('i.status', '=', 'paused')]),
       ]),
     )
     .orderBy('i.id')
@@ -246,7 +244,7 @@ function attemptColumns(rows: AttemptRow[]) {
     eventType: rows.map((r) => r.event_type),
     sequence: rows.map((r) => r.sequence ?? null),
     attempt: rows.map((r) => r.attempt ?? null),
-    at: rows.map((r) => (r.attempted_at).toISOString()),
+    at: rows.map((r) => r.attempted_at.toISOString()),
     duration: rows.map((r) => r.duration_ms),
     status: rows.map((r) => r.status_code ?? null),
     error: rows.map((r) => r.error ?? null),
@@ -349,12 +347,24 @@ export function attemptLog(db: Q, integrationId: number, after: number, limit: n
     .execute();
 }
 
-
 /** The partner's view of the attempt log: attempts of its events (pings left out), newest first, before the attempt id `before`. */
 export function eventAttemptsNewestFirst(db: Q, integrationId: number, before: number | null, limit: number) {
   let query = db
     .selectFrom('delivery_attempts')
-    .select(['id', 'event_id', 'event_type', 'sequence', 'attempt', 'attempted_at', 'duration_ms', 'status_code', 'error', 'success', 'response_body', 'private_answer'])
+    .select([
+      'id',
+      'event_id',
+      'event_type',
+      'sequence',
+      'attempt',
+      'attempted_at',
+      'duration_ms',
+      'status_code',
+      'error',
+      'success',
+      'response_body',
+      'private_answer',
+    ])
     .where('integration_id', '=', integrationId)
     .where('sequence', 'is not', null)
     .orderBy('id', 'desc')

@@ -72,7 +72,10 @@ class DeliveryScheduler implements DeliveryWorker {
   };
   private readonly onClock = () => void this.scan.run();
 
-  constructor(private readonly deps: Deps, private readonly options: DeliveryWorkerOptions) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: DeliveryWorkerOptions,
+  ) {
     this.claims = options.claims ?? createClaims(deps);
     this.concurrency = options.concurrency ?? 64;
     const sender = options.sender ?? createSender(targetPolicy(deps.config));

@@ -160,8 +160,9 @@ function apiBody(key: string): unknown {
     case 'POST /sandbox/properties/:property/restriction-override':
       return { from: `@day:${offset}`, to: `@day:${offset + 1}`, min_stay: 2, stop_sell: n % 2 === 0 };
     case 'POST /sandbox/clock/advance':
-      // now and then a day (time moving under the other routes), else refused
-      return { days: n % 8 === 0 ? 1 : 0 };
+      // refused: a moved brand clock would put A's today past the world's nights, which are counted
+      // on the service clock (the move itself is tested in tenant-isolation.test.ts)
+      return { days: 0 };
     default:
       return {};
   }

@@ -35,17 +35,19 @@ import { MAX_WRITE_ATTEMPTS, type RequestedUnit, resolveUnits, storedUnits, view
 export interface CreateAnswer {
   status: 200 | 201;
   body: string;
+  /** The booking's revision (the answer's ETag). */
+  revision: number;
 }
 
 /** Stores a create's answer in the booking's own transaction, as its last statement (the request's idempotency record). */
 export type CompleteInTransaction = (uow: UnitOfWork, answer: CreateAnswer) => Promise<void>;
 
 function createdAnswer(booking: BookingView): CreateAnswer {
-  return { status: 201, body: JSON.stringify(successBody('Booking created.', { ...booking, duplicate: false })) };
+  return { status: 201, body: JSON.stringify(successBody('Booking created.', { ...booking, duplicate: false })), revision: booking.revision };
 }
 
 function duplicateAnswer(booking: BookingView): CreateAnswer {
-  return { status: 200, body: JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...booking, duplicate: true })) };
+  return { status: 200, body: JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...booking, duplicate: true })), revision: booking.revision };
 }
 
 /** What one create transaction came to. */
@@ -243,12 +245,18 @@ async function createTransaction(
  * that covers the property). Units by inventory_id or picked by the service; the id defaults to
  * the brand's next DL-<n>; the channel to `direct`.
  */
-export async function hostCreateBooking(deps: Deps, propertyId: number, input: HostCreateBookingInput): Promise<BookingView> {
+export async function hostCreateBooking(
+  deps: Deps,
+  propertyId: number,
+  input: HostCreateBookingInput,
+  options: { aliasesOf?: number } = {},
+): Promise<BookingView> {
   // Host ids are unique per brand: another brand's booking with the same id is not looked at.
   const brandId = await propertyBrandId(deps.db, propertyId);
   if (brandId === null) throw notFound('No such property.');
   notBeforeToday(input.check_in, kolkataDate(dataClock(deps.clock, 'today', { brandId }).now()));
-  const units = await selectPropertyUnits(deps.db, propertyId, null);
+  // `external_unit_id` names a unit by an integration's alias: the sandbox acts for one.
+  const units = await selectPropertyUnits(deps.db, propertyId, options.aliasesOf ?? null);
   if (input.external_booking_id !== undefined) {
     const taken = await hostBookingIdOf(deps.db, brandId, input.external_booking_id);
     if (taken !== null) throw validationFailed({ external_booking_id: [`is already used by host booking ${taken}`] });

@@ -1,5 +1,5 @@
 import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
-import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork, type EventDraft } from '../../src/modules/events/events.log.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { eventDeliveryPage } from '../../src/modules/webhooks/webhooks.stats.sql.js';
@@ -42,7 +42,7 @@ export async function recordEvents(
   type: keyof typeof EMPTY_PAYLOADS = 'availability.changed',
   data: (i: number) => object = (i) => ({ i }),
 ) {
-  await withEvents(ctx.deps, async (trx) =>
+  await unitOfWork(ctx.deps, async (trx) =>
     appendEvents(trx, {
       clock: ctx.deps.clock,
       propertyId: null,

@@ -8,6 +8,8 @@ export default defineConfig({
     // the fleet tests build a topology of their own: vitest.fleet.config.ts
     exclude: [...configDefaults.exclude, 'test/fleet/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    // every answer a test receives is checked against docs/openapi.json
+    setupFiles: ['test/helpers/openapi-setup.ts'],
     pool: 'forks',
     isolate: false,
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

@@ -108,7 +108,10 @@ function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loop
       if (running || !gate.open) return;
       running = true;
       task()
-        .then(() => gate.succeeded(), (error) => gate.failed(error))
+        .then(
+          () => gate.succeeded(),
+          (error) => gate.failed(error),
+        )
         .finally(() => (running = false));
     };
     timers.push(setInterval(tick, ms).unref());
@@ -117,28 +120,40 @@ function startBackground(deps: Deps, scanMs: number, soleProcess: boolean): Loop
 
   if (deps.config.testClock) {
     // Another process may have moved the shared test clock.
-    every(500, async () => {
-      const offset = await loadClockOffset(deps.db);
-      if (offset !== deps.clock.offsetSeconds()) {
-        deps.clock.setOffsetSeconds(offset);
-        deps.signals.emit('clock');
-      }
-    }, 'test clock refresh');
+    every(
+      500,
+      async () => {
+        const offset = await loadClockOffset(deps.db);
+        if (offset !== deps.clock.offsetSeconds()) {
+          deps.clock.setOffsetSeconds(offset);
+          deps.signals.emit('clock');
+        }
+      },
+      'test clock refresh',
+    );
   }
 
   // Another process may have moved a sandbox brand's clock.
-  every(1_000, async () => {
-    if (await reloadBrandClocks(deps)) deps.signals.emit('clock');
-  }, 'brand clock refresh');
+  every(
+    1_000,
+    async () => {
+      if (await reloadBrandClocks(deps)) deps.signals.emit('clock');
+    },
+    'brand clock refresh',
+  );
 
-  const runJobs = every(30_000, async () => {
-    for (const job of dailyJobs) await runDailyJobOnce(deps, job);
-  }, 'daily jobs');
+  const runJobs = every(
+    30_000,
+    async () => {
+      for (const job of dailyJobs) await runDailyJobOnce(deps, job);
+    },
+    'daily jobs',
+  );
   deps.signals.on('clock', runJobs);
   setImmediate(runJobs);
 
   // Webhook delivery, sync jobs and alert notices share one set of claims (leases renewed together, see
-  // leases.claims.ts). Writes of this process wake its worker directly (withEvents); other
+  // leases.claims.ts). Writes of this process wake its worker directly (unitOfWork); other
   // processes' writes arrive as notifications when the process listens, else by the scan.
   const claims = createClaims(deps, { soleProcess });
   const delivery = startDeliveryWorker(deps, { claims, pollMs: scanMs });

@@ -177,7 +177,7 @@ export function proxyTrust(entries: string[]): (address: string) => boolean {
   return (address) => {
     if (!ipaddr.isValid(address)) return false;
     const ip = ipaddr.process(address);
-    return ranges.some(([base, bits]) => base.kind() === ip.kind() && (ip as ipaddr.IPv4).match(base as ipaddr.IPv4, bits));
+    return ranges.some(([base, bits]) => base.kind() === ip.kind() && (ip as ipaddr.IPv4).match(base, bits));
   };
 }
 

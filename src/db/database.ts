@@ -69,9 +69,21 @@ export const STATEMENT_TIMEOUT_MS = 8_000;
 export const QUERY_TIMEOUT_MS = 10_000;
 
 // Node's codes for a connection that could not be made or was cut.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOTCONN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOTCONN',
+]);
 // pg and pg-pool say these in words only.
-const NETWORK_MESSAGES = /connection terminated|timeout exceeded when trying to connect|connection timeout|query read timeout|not queryable|cannot use a pool after calling end|client was closed|connection error/i;
+const NETWORK_MESSAGES =
+  /connection terminated|timeout exceeded when trying to connect|connection timeout|query read timeout|not queryable|cannot use a pool after calling end|client was closed|connection error/i;
 
 /**
  * True when an error means "the database cannot be reached or cannot answer now", as opposed to a
@@ -126,7 +138,13 @@ export async function openPGlite(dataDir: string | null): Promise<PGlite> {
  * WebAssembly memory (about 430 MiB) would otherwise stay until V8's next full collection.
  */
 async function createClusterApart(dir: string): Promise<void> {
-  if (await fs.stat(path.join(dir, 'PG_VERSION')).then(() => true, () => false)) return;
+  if (
+    await fs.stat(path.join(dir, 'PG_VERSION')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   const pgliteModule = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   // The engine's file errors carry only a name and an errno.
   const script = `require(process.argv[1]).PGlite.create(process.argv[2]).then((db) => db.close()).catch((error) => {
@@ -172,10 +190,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       query_timeout: QUERY_TIMEOUT_MS,
       keepAlive: true,
+      // Statements are written without waiting for the previous answer (see PgConnection).
+      pipeline: true,
       ...(mode === 'session' ? { options: settings.join(' ') } : {}),
       types: {
-        getTypeParser: ((oid: number, format?: string) =>
-          textParsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        getTypeParser: ((oid: number, format?: string) => textParsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
     });
     // Without a listener an idle connection's error (a backend ended, the server restarting) would

@@ -12,6 +12,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
+import { AheadState, aheadOf, sendAhead, SENT } from './pipeline.js';
 
 /**
  * How statements reach PostgreSQL: `session` when each pooled connection is a server session of
@@ -52,6 +53,12 @@ function resultOf<R>(result: pg.QueryResult): QueryResult<R> {
  * as named prepared statements (pg's public `{ name, text, values }`), so each session parses and
  * plans them once; in transaction mode every statement is unnamed, as a pooler that moves
  * transactions between sessions requires.
+ *
+ * The pool's clients run in pg's pipeline mode (each statement under its own Sync, written without
+ * waiting for the one before to be answered). Kysely still awaits each statement it runs; what goes
+ * out without waiting is a transaction's BEGIN and the statements a unit of work sends ahead
+ * (pipeline.ts), so a booking create's BEGIN travels with its property lock, and its events,
+ * idempotency record and NOTIFY with its COMMIT.
  */
 class PgConnection implements DatabaseConnection {
   /** Statement names this session has prepared, and those retired after a stale plan. */
@@ -60,6 +67,8 @@ class PgConnection implements DatabaseConnection {
   inTransaction = false;
   /** Set when the session's state is unknown (cut, or a reply never came): the pool discards it. */
   broken = false;
+  /** The statements of the current transaction sent ahead, and the first of them that failed. */
+  readonly ahead = new AheadState();
 
   constructor(
     readonly client: pg.PoolClient,
@@ -67,10 +76,30 @@ class PgConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const onAnswer = aheadOf(query);
+    if (onAnswer) {
+      if (!this.inTransaction) throw new Error('a statement is sent ahead only inside a transaction');
+      // After a failure the transaction is aborted: the statement would only fail in turn.
+      if (!this.ahead.failed) {
+        const answer = this.run(query.sql, [...query.parameters]).then(resultOf);
+        this.ahead.track(answer, onAnswer, (error) => {
+          if (isConnectionLost(error)) this.broken = true;
+        });
+        // A client outside pipeline mode would queue the next statement behind this one (and warn
+        // of it): there the answer is awaited here, with the same outcome, later.
+        if (!this.client.pipeline) await this.ahead.settle();
+      }
+      return SENT;
+    }
+    this.ahead.check();
     try {
       return resultOf<R>(await this.run(query.sql, [...query.parameters]));
     } catch (error) {
       if (isConnectionLost(error)) this.broken = true;
+      // A statement sent ahead failed first (this one then met an aborted transaction): its error
+      // is the one to answer with. Its answer came before this one's, so nothing is waited for.
+      await this.ahead.settle();
+      this.ahead.check();
       throw error;
     }
   }
@@ -156,35 +185,44 @@ class PgDriver implements Driver {
     }
     const c = connection as PgConnection;
     c.inTransaction = true;
-    try {
-      await c.executeQuery(CompiledQuery.raw(text));
-    } catch (error) {
-      c.inTransaction = false;
-      throw error;
-    }
+    c.ahead.reset();
+    // Sent ahead: it goes out with the transaction's first statement, which answers its failure.
+    await c.executeQuery(sendAhead(CompiledQuery.raw(text)));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as PgConnection;
+    // Known failed already: still open, and the caller's rollback ends it.
+    c.ahead.check();
     try {
-      await connection.executeQuery(CompiledQuery.raw('commit'));
+      // PostgreSQL answers the COMMIT of a transaction that a statement sent ahead aborted with
+      // ROLLBACK, not an error: that statement's own error is the answer.
+      await c.executeQuery(CompiledQuery.raw('commit'));
+      await c.ahead.settle();
     } finally {
-      (connection as PgConnection).inTransaction = false;
+      c.inTransaction = false;
     }
+    c.ahead.check();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    // A lost session has nothing to roll back, and a busy one would answer only after its statement.
-    if ((connection as PgConnection).broken) return;
+    const c = connection as PgConnection;
+    // A lost session has nothing to roll back, and a busy one would answer only after its
+    // statement; nor has a transaction whose COMMIT was sent (it ended either way).
+    if (c.broken || !c.inTransaction) return;
     try {
-      await connection.executeQuery(CompiledQuery.raw('rollback'));
+      c.ahead.failed = null;
+      await c.executeQuery(CompiledQuery.raw('rollback'));
+      await c.ahead.settle();
     } finally {
-      (connection as PgConnection).inTransaction = false;
+      c.inTransaction = false;
     }
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const c = connection as PgConnection;
     c.inTransaction = false;
+    c.ahead.reset();
     if (c.broken) {
       this.connections.delete(c.client);
       // pg-pool's public way to discard a client instead of reusing it.

@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { AheadState, aheadOf, SENT } from './pipeline.js';
 
 /**
  * Kysely over PGlite. PGlite is one PostgreSQL session in this process, so a transaction must own
@@ -70,6 +71,13 @@ function concat(parts: Uint8Array[]): Uint8Array {
 
 class PGliteConnection implements DatabaseConnection {
   private readonly session: NamedStatements;
+  /**
+   * Statements sent ahead (pipeline.ts) of the current transaction. The engine runs in this process,
+   * so nothing is gained by not waiting; they keep the same rules as on PostgreSQL: each runs after
+   * the one before, and the next statement awaited, or the commit, answers the first failure.
+   */
+  readonly ahead = new AheadState();
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly pg: PGlite,
@@ -80,6 +88,21 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const onAnswer = aheadOf(query);
+    if (onAnswer) {
+      if (!this.ahead.failed) {
+        const answer = this.tail.then(() => this.execute(query));
+        this.tail = answer.catch(() => {});
+        this.ahead.track(answer, onAnswer);
+      }
+      return SENT;
+    }
+    await this.ahead.settle();
+    this.ahead.check();
+    return this.execute<R>(query);
+  }
+
+  private async execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (query.parameters.length === 0 && MULTI_STATEMENT.test(query.sql)) {
       // Migrations send several statements at once; only the simple protocol (exec) accepts that.
       const results = await this.pg.exec(query.sql);
@@ -189,18 +212,24 @@ class PGliteDriver implements Driver {
 
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
+    (conn as PGliteConnection).ahead.reset();
     await conn.executeQuery(CompiledQuery.raw(`begin${level}`));
   }
 
   async commitTransaction(conn: DatabaseConnection): Promise<void> {
+    // A statement sent ahead that failed throws here, and the transaction is rolled back.
     await conn.executeQuery(CompiledQuery.raw('commit'));
   }
 
   async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+    const c = conn as PGliteConnection;
+    await c.ahead.settle();
+    c.ahead.reset();
     await conn.executeQuery(CompiledQuery.raw('rollback'));
   }
 
   async releaseConnection(conn: DatabaseConnection): Promise<void> {
+    (conn as PGliteConnection).ahead.reset();
     const release = this.releases.get(conn);
     this.releases.delete(conn);
     release?.();

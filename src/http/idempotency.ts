@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import { StatementBatcher } from '../db/batcher.js';
 import type { DB } from '../db/schema.js';
 import type { IdempotencyKeysTable } from './http.tables.js';
@@ -8,6 +8,7 @@ import type { Deps } from '../deps.js';
 import { randomToken } from '../lib/ids.js';
 import { JSON_TYPE } from './envelope.js';
 import { fail } from './errors.js';
+import type { UnitOfWork } from '../db/unit-of-work.js';
 
 /**
  * Idempotency of the create endpoints (decisions §8), one mechanism for all of them:
@@ -214,11 +215,12 @@ function completionQuery(items: Completion[]): RawBuilder<unknown> {
  * failed commit is answered 5xx, which releases the key as for any other 5xx. A no-op when the
  * request holds no claim.
  */
-export async function completeWith(request: FastifyRequest, trx: Transaction<DB>, answer: { status: number; body: string }): Promise<void> {
+export async function completeWith(request: FastifyRequest, uow: UnitOfWork, answer: { status: number; body: string }): Promise<void> {
   const claim = claims.get(request);
   if (!claim) return;
   const { integrationId, key, token } = claim;
-  await completionQuery([{ integrationId, key, token, status: answer.status, contentType: JSON_TYPE, body: answer.body }]).execute(trx);
+  // Sent ahead: it goes out with the unit of work's COMMIT, and fails it if it fails.
+  uow.send(completionQuery([{ integrationId, key, token, status: answer.status, contentType: JSON_TYPE, body: answer.body }]));
   claim.storedWithChange = true;
 }
 

@@ -19,7 +19,7 @@ export function addEventSchemas(schemas: Record<string, Json>): void {
       sequence: { type: 'integer', minimum: 1, description: 'Gap-free per integration' },
       origin: { type: 'string', enum: ['partner', 'doorloom'], description: '`partner` for the integration’s own writes (an echo), `doorloom` for host and system changes' },
       version: { type: 'string', examples: ['2026-09'] },
-      created_at: { type: 'string', description: 'ISO-8601 with +05:30' },
+      created_at: { type: 'string', format: 'date-time', description: 'ISO-8601 with +05:30' },
       integration: { type: 'object', required: ['id', 'slug'], properties: { id: { type: 'integer' }, slug: { type: 'string' } } },
       property: { anyOf: [schemaRef('PropertyReference'), { type: 'null' }], description: 'The property the event is about; null for integration-wide events' },
       window: { anyOf: [schemaRef('DateWindow'), { type: 'null' }], description: 'Nights a windowed kind covers, inclusive, never more than one calendar month' },

@@ -122,10 +122,13 @@ const FAILURES: Record<string, { description: string; when: (op: OperationInfo) 
   '408': { description: 'REQUEST_TIMEOUT: the request was not received in time.', when: () => true },
   '409': { description: 'A conflict; see the operation’s description for its codes (IN_PROGRESS: retry the same request after a few seconds).', when: () => false },
   '412': { description: 'PRECONDITION_FAILED: `If-Match` names a revision that is no longer current.', when: () => false },
-  '413': { description: 'PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap.', when: (op) => op.hasBody },
+  '413': { description: 'PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap.', when: (op) => op.hasBody || op.method !== 'get' },
   '414': { description: 'URI_TOO_LONG: a path segment is too long.', when: () => true },
-  '415': { description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`.', when: (op) => op.hasBody },
-  '422': { description: 'VALIDATION_FAILED (`errors` keyed by dotted field path) or another refusal named by `code`; do not retry unchanged.', when: (op) => op.hasBody || op.hasQuery },
+  '415': { description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too).', when: (op) => op.hasBody || op.method !== 'get' },
+  '422': {
+    description: 'VALIDATION_FAILED (`errors` keyed by dotted field path; on any route, a query parameter holding a NUL character) or another refusal named by `code`; do not retry unchanged.',
+    when: () => true,
+  },
   '431': { description: 'HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB.', when: () => true },
   '429': { description: 'RATE_LIMITED: wait `Retry-After`, then send the same request.', when: () => true, retryAfter: true },
   '503': { description: 'DATABASE_UNAVAILABLE or the service is shutting down: retry after a pause.', when: () => true, retryAfter: true },
@@ -145,8 +148,33 @@ const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Remaining': { description: 'Requests left in the tightest tier this minute.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before sending the same request again.', schema: { type: 'integer' } },
   'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
-  ETag: { description: 'The booking’s revision (`"3"`); send it back as `If-Match`.', schema: { type: 'string' } },
+  ETag: { description: 'The booking’s revision (`"3"`); send it back as `If-Match`.', schema: { type: 'string', pattern: '^"[0-9]+"$' } },
+  'Cache-Control': { description: '`no-store`: the answer holds a secret shown once; no cache may keep it.', schema: { type: 'string', enum: ['no-store'] } },
 };
+
+/** Staff answers that hand out a secret (an API key, a webhook secret, a staff token) and say `Cache-Control: no-store`. */
+const NO_STORE = [
+  `post ${STAFF_PREFIX}/integrations`,
+  `post ${STAFF_PREFIX}/integrations/{id}/api-key/rotate`,
+  `post ${STAFF_PREFIX}/integrations/{id}/webhook-secret/rotate`,
+  `post ${STAFF_PREFIX}/staff-tokens`,
+];
+
+/** The data of an answer is one booking (`Booking`, or `Booking` and more): such answers carry its revision as the ETag. */
+function isOneBooking(response: JsonObject): boolean {
+  const media = (response.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined;
+  const data = ((media?.schema as JsonObject | undefined)?.properties as JsonObject | undefined)?.data as JsonObject | undefined;
+  if (!data) return false;
+  const first = Array.isArray(data.allOf) ? (data.allOf[0] as JsonObject) : data;
+  return first?.$ref === '#/components/schemas/Booking';
+}
+
+/** The operation takes an Idempotency-Key: every answer but a 5xx may be the stored answer to an earlier request. */
+const takesIdempotencyKey = (op: OperationInfo) =>
+  ((op.operation.parameters ?? []) as JsonObject[]).some((p) => p.in === 'header' && typeof p.name === 'string' && p.name.toLowerCase() === 'idempotency-key');
+const isSandbox = (op: OperationInfo) => ((op.operation.tags ?? []) as string[]).includes('Sandbox');
+const SANDBOX_NOT_FOUND =
+  'NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones.';
 
 interface OperationInfo {
   path: string;
@@ -187,9 +215,9 @@ export function finishOpenApi(input: JsonObject): JsonObject {
     typeIntegerIds(op.operation);
   }
 
-  // Cancel and sync accept no body at all (an empty body is "no body").
+  // Cancel, sync and staff coverage accept no body at all (an empty body is "no body").
   for (const op of operations) {
-    if (/\/cancel$/.test(op.path) || op.path === `${API_PREFIX}/sync`) {
+    if (/\/cancel$/.test(op.path) || op.path === `${API_PREFIX}/sync` || op.path === `${STAFF_PREFIX}/integrations/{id}/coverage/{property_id}`) {
       const body = op.operation.requestBody as JsonObject | undefined;
       if (body) body.required = false;
     }
@@ -238,27 +266,34 @@ export function finishOpenApi(input: JsonObject): JsonObject {
   for (const op of operations) {
     const responses = (op.operation.responses ??= {}) as Record<string, JsonObject>;
     for (const [status, failure] of Object.entries(FAILURES)) {
-      if (!(status in responses) && failure.when(op)) responses[status] = {};
+      if (!(status in responses) && (failure.when(op) || (status === '404' && isSandbox(op)))) responses[status] = {};
     }
+    const idempotentOp = takesIdempotencyKey(op);
     for (const [status, response] of Object.entries(responses)) {
       const code = Number(status);
       if (code >= 400) {
         const shared = FAILURES[status];
-        const describedHere = op.partner ? codesOf(op, status) : undefined;
-        if (shared && !describedHere && op.partner) {
+        const describedHere = op.partner ? (status === '404' && isSandbox(op) ? SANDBOX_NOT_FOUND : codesOf(op, status)) : undefined;
+        const replayable = idempotentOp && code < 500;
+        if (shared && !describedHere && op.partner && !replayable) {
           responses[status] = ref('responses', `Failure${status}`);
         } else {
           responses[status] = {
             description: describedHere ?? (op.partner ? undefined : STAFF_FAILURES[status]) ?? shared?.description ?? 'Failure',
-            headers: { ...commonHeaders(op.partner), ...(status === '429' || status === '503' ? { 'Retry-After': ref('headers', 'Retry-After') } : {}) },
+            headers: {
+              ...commonHeaders(op.partner),
+              ...(status === '429' || status === '503' ? { 'Retry-After': ref('headers', 'Retry-After') } : {}),
+              ...(replayable ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
+            },
             content: { 'application/json': { schema: schemaRef('ErrorEnvelope') } },
           };
         }
         continue;
       }
       const headers: Record<string, Json> = { ...commonHeaders(op.partner) };
-      if (/^create|^bulkCreate/.test(operationIdOf(op))) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
-      if (op.partner && /^\/api\/integrations\/v1\/bookings\/(\{id\}|external\/)/.test(op.path) && op.method !== 'delete') headers.ETag = ref('headers', 'ETag');
+      if (idempotentOp) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
+      if (isOneBooking(response)) headers.ETag = ref('headers', 'ETag');
+      if (NO_STORE.includes(`${op.method} ${op.path}`)) headers['Cache-Control'] = ref('headers', 'Cache-Control');
       response.headers = headers;
       if (!response.description || response.description === 'Default Response') response.description = 'Success';
       const content = response.content as JsonObject | undefined;
@@ -331,6 +366,7 @@ function typeIntegerIds(operation: JsonObject): void {
       parameter.schema = { type: 'string', minLength: 1, maxLength: 128 };
       parameter.description = 'The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used.';
     } else if (parameter.name === 'external_booking_id') {
+      parameter.schema = { type: 'string', minLength: 1, maxLength: 128 };
       parameter.description = 'The partner’s booking id, URL-encoded.';
     }
   }

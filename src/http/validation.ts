@@ -1,6 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { DATE_MESSAGE, isValidDate } from '../lib/time.js';
 import { FieldErrorCollector, validationFailed, type FieldErrors } from './errors.js';
+import { DATE_PATTERN } from './schemas.js';
 
 /**
  * Bodies are validated strictly (a string "5" is not a number, nothing is coerced or defaulted:
@@ -10,8 +12,57 @@ import { FieldErrorCollector, validationFailed, type FieldErrors } from './error
 const bodyAjv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, removeAdditional: false, strict: false });
 const textAjv = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false, strict: false });
 
+/** The formats the schemas (and so the OpenAPI document) state: a real calendar date, an RFC 3339 timestamp. */
+const TIMESTAMP = /^([0-9]{4}-[0-9]{2}-[0-9]{2})T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/i;
+for (const ajv of [bodyAjv, textAjv]) {
+  ajv.addFormat('date', { type: 'string', validate: (value: string) => isValidDate(value) });
+  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => isValidDate(TIMESTAMP.exec(value)?.[1] ?? '') });
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  httpPart === 'body' ? bodyAjv.compile(schema as object) : textValidator(schema as object);
+
+/** Integers written in a query string, path or header: digits only (`1e2`, `0x10`, ` 7` and `7.0` are not integers, though JavaScript reads them as numbers). */
+const INTEGER_TEXT = /^-?[0-9]+$/;
+
+/**
+ * The validator of a text part (query, path, headers): the schema with scalars coerced from text,
+ * where a field the schema types `integer` must be written as an integer.
+ */
+function textValidator(schema: { properties?: Record<string, { type?: unknown }> }) {
+  const validate = textAjv.compile(schema);
+  const integers = Object.entries(schema.properties ?? {})
+    .filter(([, field]) => field?.type === 'integer')
+    .map(([name]) => name);
+  if (integers.length === 0) return validate;
+  const check = (data: unknown): boolean => {
+    // Before the schema's validator, which coerces the text in place.
+    const written: ErrorObject[] = [];
+    if (isObject(data)) {
+      for (const name of integers) {
+        const value = data[name];
+        const texts = Array.isArray(value) ? value : [value];
+        if (texts.some((text) => typeof text === 'string' && !INTEGER_TEXT.test(text))) {
+          written.push({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be integer' });
+        }
+      }
+    }
+    const valid = validate(data);
+    if (valid && written.length === 0) return true;
+    const paths = new Set(written.map((e) => e.instancePath));
+    check.errors = [...written, ...(validate.errors ?? []).filter((e) => !paths.has(e.instancePath))];
+    return false;
+  };
+  check.errors = null as ErrorObject[] | null;
+  return check;
+}
+
+/**
+ * A route whose query string is checked by hand (every refusal keyed as the contract says, the
+ * window rules beside the shape): its schema documents the query, required fields included, and
+ * the handler enforces it.
+ */
+export const queryCheckedByHand: FastifySchemaCompiler<unknown> = (route) => (route.httpPart === 'querystring' ? () => true : validatorCompiler(route));
 
 type Obj = Record<string, unknown>;
 export const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -110,6 +161,14 @@ export function bodyValidation(options: BodyValidation = {}): FastifySchemaCompi
 }
 
 /**
+ * A route whose body is required (a PATCH or PUT states what to change): no body at all is refused
+ * before validation, rather than read as a change of nothing.
+ */
+export async function bodyRequired(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined) throw validationFailed({ body: ['is required: send the fields to change as a JSON object'] });
+}
+
+/**
  * A route whose body is optional: no body reads as `{}` before validation (a JSON `null` is still
  * a body, and is refused as one). With `nullToo`, a JSON `null` reads as `{}` as well.
  */
@@ -130,7 +189,7 @@ function pathOf(error: ErrorObject): string {
 
 function messageOf(error: ErrorObject): string {
   // The params of the keywords below, as Ajv gives them.
-  const p = error.params as { limit?: number; type?: string | string[]; allowedValues?: (string | number | boolean | null)[]; allowedValue?: unknown; additionalProperty?: string };
+  const p = error.params as { limit?: number; type?: string | string[]; allowedValues?: (string | number | boolean | null)[]; allowedValue?: unknown; additionalProperty?: string; pattern?: string; format?: string };
   switch (error.keyword) {
     case 'required':
       return 'is required';
@@ -158,7 +217,9 @@ function messageOf(error: ErrorObject): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'pattern':
-      return 'has an invalid format';
+      return p.pattern === DATE_PATTERN ? DATE_MESSAGE : 'has an invalid format';
+    case 'format':
+      return p.format === 'date' ? DATE_MESSAGE : p.format === 'date-time' ? 'must be a timestamp (ISO-8601 with an offset)' : 'has an invalid format';
     case 'additionalProperties':
       return `has an unknown field ${String(p.additionalProperty)}`;
     default:

@@ -51,12 +51,16 @@ describe('PATCH /bookings/{id}', () => {
     const { integ, villa } = await setup();
     const created = await book(ctx, integ, villa);
     const seq = await lastSequence(ctx, integ.id);
-    for (const body of [{}, undefined, { notes: null, status: 'confirmed', check_in: created.check_in, guest: { name: 'Asha Rao' }, pricing: { total: 10000 } }]) {
+    for (const body of [{}, { notes: null, status: 'confirmed', check_in: created.check_in, guest: { name: 'Asha Rao' }, pricing: { total: 10000 } }]) {
       const res = await patch(integ, created.id, body);
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().data.revision).toBe(1);
       expect(res.json().data.updated_at).toBe(created.updated_at);
     }
+    // no body at all is not "no change": the body is required
+    const none = await patch(integ, created.id, undefined);
+    expect(none.statusCode).toBe(422);
+    expect(none.json()).toMatchObject({ ...failure('VALIDATION_FAILED'), errors: { body: [expect.stringMatching(/^is required/)] } });
     expect(await lastSequence(ctx, integ.id)).toBe(seq);
   });
 

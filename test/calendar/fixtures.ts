@@ -2,6 +2,7 @@ import type { TestContext, TestIntegration } from '../helpers/context.js';
 import { sql } from 'kysely';
 import { touchUnitHoldsQuery } from '../../src/modules/calendar/calendar.sql.js';
 import { lockProperty, touchInputsVersion } from '../../src/modules/properties/properties.lock.js';
+import { unitOfWork } from '../../src/modules/events/events.log.js';
 
 export { eventsOf, today } from '../helpers/fixtures.js';
 import { addDays, dayOfWeek } from '../../src/lib/time.js';
@@ -78,8 +79,8 @@ export async function alias(ctx: TestContext, integration: TestIntegration, unit
 /** What the service's writers of availability's inputs do (touchInputsVersion), for a fixture that writes them directly. */
 export async function touchUnitCalendar(ctx: TestContext, unitId: number): Promise<void> {
   const unit = await ctx.deps.db.selectFrom('units').select('property_id').where('id', '=', unitId).executeTakeFirstOrThrow();
-  await ctx.deps.db.transaction().execute(async (trx) => {
-    await touchInputsVersion(trx, (await lockProperty(trx, unit.property_id))!);
+  await unitOfWork(ctx.deps, async (trx) => {
+    touchInputsVersion(trx, (await lockProperty(trx, unit.property_id))!);
     await touchUnitHoldsQuery(sql`select ${unitId}::int as unit_id`).execute(trx);
   });
 }
@@ -129,4 +130,3 @@ export function nextDow(from: string, dow: number): string {
   while (dayOfWeek(d) !== dow) d = addDays(d, 1);
   return d;
 }
-

@@ -12,6 +12,7 @@ import {
   type StayOptions,
 } from '../../src/modules/calendar/calendar.holds.js';
 import { lockProperty } from '../../src/modules/properties/properties.lock.js';
+import { unitOfWork } from '../../src/modules/events/events.log.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { alias, cover, hold, insertProperty, makeBooking, today, type FixtureProperty } from './fixtures.js';
 
@@ -31,7 +32,7 @@ const stay = (p: FixtureProperty, checkIn: string, checkOut: string, options: St
 
 /** decideStay then holdStay for an existing bare booking row: the write only touches it. */
 const reserve = (p: FixtureProperty, bookingId: number, units: Array<number | null>, checkIn: string, checkOut: string, extra: Partial<ReserveRequest> = {}) =>
-  ctx.deps.db.transaction().execute(async (trx) => {
+  unitOfWork(ctx.deps, async (trx) => {
     const lock = await lockProperty(trx, p.id);
     if (!lock) throw notFound('No such property.');
     const request: ReserveRequest = { checkIn, checkOut, channel: 'direct', integrationId: null, units, ...extra };
@@ -45,7 +46,11 @@ const reserve = (p: FixtureProperty, bookingId: number, units: Array<number | nu
   });
 const heldBy = (bookingId: number) =>
   ctx.deps.db.selectFrom('unit_nights').select(['unit_id', 'night']).where('booking_id', '=', bookingId).orderBy('night').orderBy('unit_id').execute();
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: unknown) => (e as { code?: string }).code ?? String(e));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok',
+    (e: unknown) => (e as { code?: string }).code ?? String(e),
+  );
 
 describe('holds storage', () => {
   it('decideStay and holdStay hold check_out-exclusive nights with the row, refuses what is taken, and releases', async () => {
@@ -70,7 +75,7 @@ describe('holds storage', () => {
     await reserve(p, b1, [u], addDays(day0, 2), addDays(day0, 4), { bookingId: b1 });
     expect((await heldBy(b1)).map((r) => r.night)).toEqual([addDays(day0, 2), addDays(day0, 3)]);
 
-    await ctx.deps.db.transaction().execute(async (trx) => releaseStay(trx, (await lockProperty(trx, p.id))!, b1));
+    await unitOfWork(ctx.deps, async (trx) => releaseStay(trx, (await lockProperty(trx, p.id))!, b1));
     expect(await heldBy(b1)).toEqual([]);
     expect((await heldBy(b3)).length).toBe(2);
   });
@@ -78,25 +83,38 @@ describe('holds storage', () => {
   it('throws a HoldConflict naming the stay when a hold is taken between the decision and the write', async () => {
     const p = await insertProperty(ctx, { brandId: partner.brandId, units: 2 });
     const [b, other] = [await makeBooking(ctx, p.id), await makeBooking(ctx, p.id)];
-    const request: ReserveRequest = { checkIn: addDays(day0, 1), checkOut: addDays(day0, 3), channel: 'direct', integrationId: partner.id, units: [p.unitIds[0], null] };
-    const lost = await ctx.deps.db
-      .transaction()
-      .execute(async (trx) => {
-        const lock = (await lockProperty(trx, p.id))!;
-        const decision = await decideStay(trx, lock, request);
-        // a writer that skipped the property's lock takes a night of the decided units
-        await trx.insertInto('unit_nights').values({ unit_id: decision.unitIds[1], night: addDays(day0, 2), booking_id: other }).execute();
-        return holdStay(trx, lock, request, decision, trx.updateTable('bookings').set({ notes: 'held' }).where('id', '=', b).returningAll());
-      })
-      .then(
-        () => null,
-        (error: unknown) => error,
-      );
+    const request: ReserveRequest = {
+      checkIn: addDays(day0, 1),
+      checkOut: addDays(day0, 3),
+      channel: 'direct',
+      integrationId: partner.id,
+      units: [p.unitIds[0], null],
+    };
+    const lost = await unitOfWork(ctx.deps, async (trx) => {
+      const lock = (await lockProperty(trx, p.id))!;
+      const decision = await decideStay(trx, lock, request);
+      // a writer that skipped the property's lock takes a night of the decided units
+      await trx
+        .insertInto('unit_nights')
+        .values({ unit_id: decision.unitIds[1], night: addDays(day0, 2), booking_id: other })
+        .execute();
+      return holdStay(trx, lock, request, decision, trx.updateTable('bookings').set({ notes: 'held' }).where('id', '=', b).returningAll());
+    }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(lost).toBeInstanceOf(HoldConflict);
     const conflict = lost as HoldConflict;
     expect(isHoldConflict(conflict.cause)).toBe(true);
     expect(conflict.picked).toBe(true);
-    expect(conflict.stay).toEqual({ propertyId: p.id, checkIn: request.checkIn, checkOut: request.checkOut, channel: 'direct', integrationId: partner.id, excludeBookingId: undefined });
+    expect(conflict.stay).toEqual({
+      propertyId: p.id,
+      checkIn: request.checkIn,
+      checkOut: request.checkOut,
+      channel: 'direct',
+      integrationId: partner.id,
+      excludeBookingId: undefined,
+    });
     expect(await heldBy(b)).toEqual([]);
   });
 

@@ -23,7 +23,9 @@ let from: string;
 let to: string;
 let other: FastifyInstance;
 
-const MARKER = '"cached"';
+// A payload no build makes (424242 units), still of the snapshot's documented shape.
+const PLANTED = { total_units: 424242, units: [], dates: [] };
+const MARKER = JSON.stringify(PLANTED);
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -54,7 +56,7 @@ async function plantMarker(ref = villa.externalId): Promise<void> {
   const entry = ctx.deps.state.snapshots.get(keyOf(ref));
   expect(entry, 'the read left an entry').toBeDefined();
   ctx.deps.state.snapshots.set(keyOf(ref), { ...entry!, json: MARKER });
-  expect((await read(ref)).data).toBe('cached');
+  expect((await read(ref)).data).toEqual(PLANTED);
 }
 
 /** The snapshot as an empty cache builds it. */
@@ -65,7 +67,7 @@ async function uncached(ref = villa.externalId) {
 
 async function expectFresh(ref = villa.externalId) {
   const served = await read(ref);
-  expect(served.data).not.toBe('cached');
+  expect(served.data).not.toEqual(PLANTED);
   expect(served).toEqual(await uncached(ref));
   return served;
 }
@@ -269,12 +271,12 @@ describe('availability snapshots rebuilt after a write of this process', () => {
     let finished = false;
     cache().rebuild(key, async () => {
       await sleep(50);
-      cache().set(key, { ...entry, json: '"rebuilt"' });
+      cache().set(key, { ...entry, json: JSON.stringify({ ...PLANTED, total_units: 434343 }) });
       finished = true;
     });
     const served = await read();
     expect(finished).toBe(true);
-    expect(served.data).toBe('rebuilt');
+    expect(served.data.total_units).toBe(434343);
     cache().delete(key);
   });
 

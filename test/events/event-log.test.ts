@@ -2,7 +2,7 @@ import { selectAppendTargets } from '../../src/modules/properties/properties.sql
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
-import { appendEvents, withEvents, type EventDraft } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork, type EventDraft } from '../../src/modules/events/events.log.js';
 import { createTestContext, type TestContext, type TestIntegration } from '../helpers/context.js';
 
 let ctx: TestContext;
@@ -29,8 +29,14 @@ async function cover(integration: TestIntegration, propertyId: number, externalI
 }
 
 function record(propertyId: number | null, actor: number | null, drafts: EventDraft[], only?: number) {
-  return withEvents(ctx.deps, async (trx) =>
-    appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId, only), actorIntegrationId: actor, build: () => drafts }),
+  return unitOfWork(ctx.deps, async (trx) =>
+    appendEvents(trx, {
+      clock: ctx.deps.clock,
+      propertyId,
+      targets: await selectAppendTargets(trx, propertyId, only),
+      actorIntegrationId: actor,
+      build: () => drafts,
+    }),
   );
 }
 
@@ -90,8 +96,14 @@ describe('event log', () => {
 
     await ctx.staff('PATCH', `/integrations/${a.id}`, { status: 'active' });
     await expect(
-      withEvents(ctx.deps, async (trx) => {
-        await appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build: () => [{ type: 'property.changed', data: {} }] });
+      unitOfWork(ctx.deps, async (trx) => {
+        await appendEvents(trx, {
+          clock: ctx.deps.clock,
+          propertyId,
+          targets: await selectAppendTargets(trx, propertyId),
+          actorIntegrationId: null,
+          build: () => [{ type: 'property.changed', data: {} }],
+        });
         throw new Error('the write failed');
       }),
     ).rejects.toThrow('the write failed');
@@ -132,9 +144,15 @@ describe('event log', () => {
 
   describe('appends in a unit of work', () => {
     const recordLast = (propertyId: number, drafts: EventDraft[], before?: (trx: Kysely<DB>) => Promise<void>) =>
-      withEvents(ctx.deps, async (trx) => {
+      unitOfWork(ctx.deps, async (trx) => {
         await before?.(trx);
-        return appendEvents(trx, { clock: ctx.deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build: () => drafts });
+        return appendEvents(trx, {
+          clock: ctx.deps.clock,
+          propertyId,
+          targets: await selectAppendTargets(trx, propertyId),
+          actorIntegrationId: null,
+          build: () => drafts,
+        });
       });
 
     it('writes the events in the transaction, and wakes delivery once it has committed', async () => {
@@ -174,10 +192,11 @@ describe('event log', () => {
       ctx.deps.signals.on('events', onEvents);
       try {
         // the targets are read before the append; the integration is disabled before the write
-        const result = await withEvents(ctx.deps, async (trx) => {
+        const result = await unitOfWork(ctx.deps, async (trx) => {
           const appended = await appendEvents(trx, {
             clock: ctx.deps.clock,
-            propertyId, targets: await selectAppendTargets(trx, propertyId),
+            propertyId,
+            targets: await selectAppendTargets(trx, propertyId),
             actorIntegrationId: null,
             build: async () => {
               await trx.updateTable('integrations').set({ status: 'disabled' }).where('id', '=', a.id).execute();
@@ -202,7 +221,19 @@ describe('event log', () => {
       await expect(
         // a row in the way of the first sequence, written earlier in the same unit
         recordLast(propertyId, [{ type: 'property.changed', data: {} }], async (trx) => {
-          await trx.insertInto('events').values({ integration_id: a.id, sequence: 1, id: 'x', type: 'property.changed', origin: 'doorloom', body: '{}', created_at: ctx.deps.clock.now(), delivery_status: 'skipped' } as never).execute();
+          await trx
+            .insertInto('events')
+            .values({
+              integration_id: a.id,
+              sequence: 1,
+              id: 'x',
+              type: 'property.changed',
+              origin: 'doorloom',
+              body: '{}',
+              created_at: ctx.deps.clock.now(),
+              delivery_status: 'skipped',
+            } as never)
+            .execute();
         }),
       ).rejects.toMatchObject({ code: '23505' });
       expect(await eventsOf(a.id)).toEqual([]);

@@ -86,12 +86,12 @@ describe('GET /events', () => {
   });
 
   it('replays exactly the stream that was delivered, with delivery state', async () => {
-    const i = await ctx.createIntegration({ webhook: { url: `${receiver.url}/replay`, event_types: ['availability.changed', 'property.changed'] } });
+    const i = await ctx.createIntegration({ webhook: { url: `${receiver.url}/replay`, event_types: ['availability.changed', 'inventory.changed'] } });
     const worker: DeliveryWorker = startDeliveryWorker(ctx.deps, { pollMs: 200 });
     try {
       await recordEvents(ctx, i.id, 20, 'availability.changed', (k) => ({ k, price: 1500.5 }));
       await recordEvents(ctx, i.id, 2, 'rates.changed');
-      await recordEvents(ctx, i.id, 5, 'property.changed');
+      await recordEvents(ctx, i.id, 5, 'inventory.changed');
       await receiver.waitFor(() => receiver.of(i.slug).length === 25);
       await eventually(async () => (await ctx.api(i.apiKey, 'GET', '/me')).json().data.webhook.undelivered_events === 0);
     } finally {

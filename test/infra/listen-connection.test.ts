@@ -2,7 +2,7 @@ import { selectAppendTargets } from '../../src/modules/properties/properties.sql
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
 import { createBrand } from '../../src/modules/integrations/integrations.service.js';
 import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
 import { databaseUrl, STAFF_TOKEN, transactionPooled } from '../helpers/context.js';
@@ -33,7 +33,9 @@ describe('pool settings', () => {
   it('the lease renewal must come well within the lease', () => {
     expect(loadConfig({})).toMatchObject({ workLeaseMs: 30_000, workLeaseRenewMs: 10_000 });
     expect(loadConfig({ WORK_LEASE_MS: '3000' })).toMatchObject({ workLeaseMs: 3000, workLeaseRenewMs: 1000 });
-    expect(() => loadConfig({ WORK_LEASE_MS: '3000', WORK_LEASE_RENEW_MS: '2000' })).toThrow(/WORK_LEASE_RENEW_MS \(2000\) must be at most half of WORK_LEASE_MS/);
+    expect(() => loadConfig({ WORK_LEASE_MS: '3000', WORK_LEASE_RENEW_MS: '2000' })).toThrow(
+      /WORK_LEASE_RENEW_MS \(2000\) must be at most half of WORK_LEASE_MS/,
+    );
   });
 });
 
@@ -71,7 +73,14 @@ describe.runIf(databaseUrl && !transactionPooled)('the LISTEN connection of a pr
   }
   /** Connections of the database that are in LISTEN (PostgreSQL lists the channels a backend listens on only to itself, so by name). */
   const listening = async (name: string) =>
-    Number((await admin.query(`select count(*) as n from pg_stat_activity where datname = $1 and application_name like 'doorloom-%' and application_name <> 'doorloom'`, [name])).rows[0].n);
+    Number(
+      (
+        await admin.query(
+          `select count(*) as n from pg_stat_activity where datname = $1 and application_name like 'doorloom-%' and application_name <> 'doorloom'`,
+          [name],
+        )
+      ).rows[0].n,
+    );
   const settle = async (name: string, want: number) => {
     for (let i = 0; i < 100 && (await listening(name)) < want; i++) await new Promise((r) => setTimeout(r, 100));
   };
@@ -122,7 +131,7 @@ describe.runIf(databaseUrl && !transactionPooled)('the LISTEN connection of a pr
 
     // events recorded by another process reach the receiver through the pooled process's polling
     await withRuntime(db, (deps) =>
-      withEvents(deps, async (trx) =>
+      unitOfWork(deps, async (trx) =>
         appendEvents(trx, {
           clock: deps.clock,
           propertyId: null,
@@ -139,7 +148,10 @@ describe.runIf(databaseUrl && !transactionPooled)('the LISTEN connection of a pr
     const me = (key: string) => fetch(`${pooled.url}/api/integrations/v1/me`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
     expect(await me(integration.apiKey)).toBe(200);
     expect(await me(integration.apiKey)).toBe(200);
-    const rotated = await fetch(`${other.url}/api/staff/v1/integrations/${integration.id}/api-key/rotate`, { method: 'POST', headers: { authorization: `Bearer ${STAFF_TOKEN}` } });
+    const rotated = await fetch(`${other.url}/api/staff/v1/integrations/${integration.id}/api-key/rotate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${STAFF_TOKEN}` },
+    });
     expect(rotated.status).toBe(200);
     const newKey = (await rotated.json()).data.api_key as string;
     // nothing is cached without a LISTEN connection: the very next request is refused

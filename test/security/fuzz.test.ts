@@ -160,8 +160,9 @@ function apiBody(key: string): unknown {
     case 'POST /sandbox/properties/:property/restriction-override':
       return { from: `@day:${offset}`, to: `@day:${offset + 1}`, min_stay: 2, stop_sell: n % 2 === 0 };
     case 'POST /sandbox/clock/advance':
-      // now and then a day (time moving under the other routes), else refused
-      return { days: n % 8 === 0 ? 1 : 0 };
+      // refused: a moved brand clock would put A's today past the world's nights, which are counted
+      // on the service clock (the move itself is tested in tenant-isolation.test.ts)
+      return { days: 0 };
     default:
       return {};
   }
@@ -235,10 +236,18 @@ function poolOf(api: boolean, segment: string, param: string): { pool: string[];
 function paramValue(api: boolean, route: RegisteredRoute, param: string, plan: ParamPlan): string {
   const segments = route.url.split('/');
   const segment = segments[segments.indexOf(`:${param}`) - 1] ?? '';
-  const { pool: candidates, recent: latest } = poolOf(api, segment, param);
+  const { pool: candidates, recent: recentOnes } = poolOf(api, segment, param);
   // The sandbox's archive spares the two properties every other route books on.
   const spared = [w.villaA.id, w.villaA.externalId, w.shared.id, w.shared.externalIdA].map(String);
-  const pool = route.url.endsWith('/sandbox/properties/:property/archive') ? candidates.filter((p) => !spared.includes(p)) : candidates;
+  // The sandbox's host booking aims at A's villa most of the time: its blocked nights are where 409 UNAVAILABLE is reached.
+  const aimed = [w.villaA.id, w.villaA.externalId, w.villaA.id, w.villaA.externalId].map(String);
+  const archive = route.url.endsWith('/sandbox/properties/:property/archive');
+  const latest = archive ? recentOnes.filter((p) => !spared.includes(p)) : recentOnes;
+  const pool = archive
+    ? candidates.filter((p) => !spared.includes(p))
+    : route.url.endsWith('/sandbox/properties/:property/bookings')
+      ? [...aimed, ...candidates]
+      : candidates;
   switch (plan.kind) {
     case 'pool':
       return encodeSegment(pool[plan.pick % pool.length]);

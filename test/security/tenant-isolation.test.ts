@@ -164,7 +164,7 @@ describe('the sandbox flag', () => {
 
     const lines: Array<Record<string, unknown>> = [];
     const original = ctx.deps.log;
-    ctx.deps.log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }) as never;
+    ctx.deps.log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
     try {
       expect((await ctx.staff('PATCH', `/brands/${plain}`, { sandbox: true })).statusCode).toBe(200);
       const created = await ctx.staff('POST', '/brands', { name: 'Admin sandbox', sandbox: true });
@@ -254,7 +254,7 @@ describe('client addresses', () => {
 
   it('X-Forwarded-For without TRUST_PROXY is logged once a minute, not once a request', async () => {
     const lines: Array<Record<string, unknown>> = [];
-    const app = await buildApp({ ...ctx.deps, log: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }) as never });
+    const app = await buildApp({ ...ctx.deps, log: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }) });
     await app.ready();
     try {
       for (let n = 0; n < 5; n++) await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-forwarded-for': '203.0.113.9' } });

@@ -1,6 +1,6 @@
 import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
 import { createBrand } from '../../src/modules/integrations/integrations.service.js';
 import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
 import { databaseUrl } from '../helpers/context.js';
@@ -42,7 +42,7 @@ async function seedIntegrations(db: ScratchDatabase, names: string[], eventsEach
 }
 
 async function appendMany(deps: Parameters<Parameters<typeof withRuntime>[1]>[0], integrationId: number, count: number) {
-  await withEvents(deps, async (trx) =>
+  await unitOfWork(deps, async (trx) =>
     appendEvents(trx, {
       clock: deps.clock,
       propertyId: null,
@@ -137,7 +137,8 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
     // another's (docs/decisions.md), so the highest of the two is the integration's sequence.
     const lastSequence = async (integration: (typeof integrations)[number]) => {
       const read = async (server: ServerProcess) =>
-        (await (await fetch(`${server.url}/api/integrations/v1/me`, { headers: { authorization: `Bearer ${integration.apiKey}` } })).json()).data.webhook.last_sequence as number;
+        (await (await fetch(`${server.url}/api/integrations/v1/me`, { headers: { authorization: `Bearer ${integration.apiKey}` } })).json()).data.webhook
+          .last_sequence as number;
       return Math.max(await read(a), await read(b));
     };
     const delivered = async (integration: (typeof integrations)[number]) => {
@@ -160,7 +161,10 @@ describe(`delivery survives processes (${databaseUrl ? 'PostgreSQL' : 'PGlite on
       const last = await lastSequence(integration);
       expect(last).toBeGreaterThan(300);
       expect(receiver.maxInFlight.get(integration.slug), integration.slug).toBe(1);
-      expect(receiver.of(integration.slug).map((r) => r.json.sequence), integration.slug).toEqual(Array.from({ length: last }, (_, k) => k + 1));
+      expect(
+        receiver.of(integration.slug).map((r) => r.json.sequence),
+        integration.slug,
+      ).toEqual(Array.from({ length: last }, (_, k) => k + 1));
     }
     // Every write wakes both processes (the writer's own worker directly, the other through its
     // LISTEN), so they compete for every stream; which one wins each claim is up to timing, and a

@@ -212,11 +212,11 @@ describe('webhook delivery', () => {
   });
 
   it('records kinds outside event_types as skipped and never sends them', async () => {
-    const integration = await integrationAt('/subscribed', { event_types: ['property.changed'] });
+    const integration = await integrationAt('/subscribed', { event_types: ['inventory.changed'] });
     await recordEvents(ctx, integration.id, 2, 'availability.changed');
-    await recordEvents(ctx, integration.id, 1, 'property.changed');
+    await recordEvents(ctx, integration.id, 1, 'inventory.changed');
     await receiver.waitFor(() => sequences(integration.slug).length === 1);
-    expect(receiver.of(integration.slug)[0].json).toMatchObject({ type: 'property.changed', sequence: 3 });
+    expect(receiver.of(integration.slug)[0].json).toMatchObject({ type: 'inventory.changed', sequence: 3 });
     const rows = await deliveryRows(ctx.deps.db, integration.id);
     await eventually(async () => (await me(integration)).webhook.undelivered_events === 0);
     expect(rows.map((r) => r.delivery_status).slice(0, 2)).toEqual(['skipped', 'skipped']);

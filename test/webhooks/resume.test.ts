@@ -1,6 +1,6 @@
 import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, withEvents } from '../../src/modules/events/events.log.js';
+import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
 import { createBrand } from '../../src/modules/integrations/integrations.service.js';
 import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
 import { databaseUrl, sessionUrl } from '../helpers/context.js';
@@ -45,7 +45,7 @@ async function setUp(name: string) {
 /** Records N events from a third process: the servers hear of them through their LISTEN or their scan. */
 function record(db: ScratchDatabase, integrationId: number) {
   return withRuntime(db, (deps) =>
-    withEvents(deps, async (trx) =>
+    unitOfWork(deps, async (trx) =>
       appendEvents(trx, {
         clock: deps.clock,
         propertyId: null,

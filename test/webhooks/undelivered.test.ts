@@ -45,7 +45,7 @@ describe('undelivered_events', () => {
     // appends: subscribed kinds pending, others skipped at once
     for (const i of all) {
       await recordEvents(ctx, i.id, 30, 'availability.changed');
-      await recordEvents(ctx, i.id, 10, 'booking.changed');
+      await recordEvents(ctx, i.id, 10, 'restrictions.changed');
     }
     await expectExact(all, 'after the appends');
     expect((await counted(steady)).count).toBe(30);

@@ -785,9 +785,17 @@ export interface components {
             };
             /** @description Up to 20 units. Each by external_unit_id or inventory_id, or neither: the service then picks a unit free for the whole stay. */
             units: components["schemas"]["BookingUnitInput"][];
-            /** @description YYYY-MM-DD, not before today (Asia/Kolkata) */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, not before today (Asia/Kolkata)
+             * @example 2026-12-24
+             */
             check_in: string;
-            /** @description YYYY-MM-DD, exclusive; at most MAX_STAY_NIGHTS after check_in */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, exclusive; at most MAX_STAY_NIGHTS after check_in
+             * @example 2026-12-24
+             */
             check_out: string;
             guest: {
                 name: string;
@@ -818,9 +826,17 @@ export interface components {
             refund_note?: string | null;
         };
         BookingUpdateInput: {
-            /** @description YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             * @example 2026-12-24
+             */
             check_in?: string;
-            /** @description YYYY-MM-DD, exclusive */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, exclusive
+             * @example 2026-12-24
+             */
             check_out?: string;
             /** @description Up to 20 units. Each by external_unit_id or inventory_id, or neither: the service then picks a unit free for the whole stay. */
             units?: components["schemas"]["BookingUnitInput"][];
@@ -945,7 +961,15 @@ export interface components {
                  */
                 meal_plan: "EP" | "CP" | "MAP" | "AP";
             }[];
+            /**
+             * Format: date
+             * @example 2026-12-24
+             */
             check_in: string;
+            /**
+             * Format: date
+             * @example 2026-12-24
+             */
             check_out: string;
             nights: number;
             guest: {
@@ -968,9 +992,15 @@ export interface components {
                 refund_note: string | null;
                 cancelled_at: string | null;
             } | null;
-            /** @description YYYY-MM-DDTHH:mm:ss+05:30 */
+            /**
+             * Format: date-time
+             * @description YYYY-MM-DDTHH:mm:ss+05:30
+             */
             created_at: string;
-            /** @description YYYY-MM-DDTHH:mm:ss+05:30 */
+            /**
+             * Format: date-time
+             * @description YYYY-MM-DDTHH:mm:ss+05:30
+             */
             updated_at: string;
         };
         PropertyDetail: components["schemas"]["PropertyBlock"] & {
@@ -1018,11 +1048,27 @@ export interface components {
                 is_veg: boolean;
                 is_smoking_in_rooms: boolean;
             };
+            /**
+             * Format: date-time
+             * @description ISO-8601 with +05:30
+             */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 with +05:30
+             */
             updated_at: string;
         };
         DateWindow: {
+            /**
+             * Format: date
+             * @example 2026-12-24
+             */
             from: string;
+            /**
+             * Format: date
+             * @example 2026-12-24
+             */
             to: string;
         };
         PropertyReference: {
@@ -1040,6 +1086,10 @@ export interface components {
                 unavailable: string[];
             }[];
             dates: {
+                /**
+                 * Format: date
+                 * @example 2026-12-24
+                 */
                 date: string;
                 available_units: number;
                 total_units: number;
@@ -1060,6 +1110,10 @@ export interface components {
                 child_price: number;
             }[];
             dates: {
+                /**
+                 * Format: date
+                 * @example 2026-12-24
+                 */
                 date: string;
                 base_price: number;
                 per_night_occupancy: number;
@@ -1076,6 +1130,10 @@ export interface components {
                 max_advance_days: number;
             };
             dates: {
+                /**
+                 * Format: date
+                 * @example 2026-12-24
+                 */
                 date: string;
                 min_stay: number;
                 max_stay: number;
@@ -1163,7 +1221,10 @@ export interface components {
             origin: "partner" | "doorloom";
             /** @example 2026-09 */
             version: string;
-            /** @description ISO-8601 with +05:30 */
+            /**
+             * Format: date-time
+             * @description ISO-8601 with +05:30
+             */
             created_at: string;
             integration: {
                 id: number;
@@ -1367,20 +1428,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description A conflict; see the operation’s description for its codes (IN_PROGRESS: retry the same request after a few seconds). */
-        Failure409: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
         /** @description PRECONDITION_FAILED: `If-Match` names a revision that is no longer current. */
         Failure412: {
             headers: {
@@ -1423,7 +1470,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json`. */
+        /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
         Failure415: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1437,7 +1484,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description VALIDATION_FAILED (`errors` keyed by dotted field path) or another refusal named by `code`; do not retry unchanged. */
+        /** @description VALIDATION_FAILED (`errors` keyed by dotted field path; on any route, a query parameter holding a NUL character) or another refusal named by `code`; do not retry unchanged. */
         Failure422: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1515,6 +1562,8 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description The booking’s revision (`"3"`); send it back as `If-Match`. */
         ETag: string;
+        /** @description `no-store`: the answer holds a secret shown once; no cache may keep it. */
+        "Cache-Control": "no-store";
     };
     pathItems: never;
 }
@@ -1553,6 +1602,7 @@ export interface operations {
             403: components["responses"]["Failure403"];
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -1611,6 +1661,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Unique per create attempt; resend the same key to retry (the stored answer comes back with `Idempotent-Replayed: true`). */
                 "idempotency-key": string;
             };
             path?: never;
@@ -1642,10 +1693,66 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Failure400"];
-            401: components["responses"]["Failure401"];
-            403: components["responses"]["Failure403"];
-            408: components["responses"]["Failure408"];
+            /** @description INVALID_JSON (the body is not JSON) or BAD_REQUEST (a malformed request). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, or not a valid one. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_INTEGRATION_TOKEN (another surface’s token) or INTEGRATION_DISABLED. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request was not received in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description PROPERTY_EXTERNAL_ID_EXISTS (`errors.doorloom_id` names the holder; fix the body, use a new key) or IN_PROGRESS (retry the same key after a few seconds). */
             409: {
                 headers: {
@@ -1654,15 +1761,58 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            413: components["responses"]["Failure413"];
-            414: components["responses"]["Failure414"];
-            415: components["responses"]["Failure415"];
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description URI_TOO_LONG: a path segment is too long. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description VALIDATION_FAILED (dotted keys), IDEMPOTENCY_KEY_REQUIRED or IDEMPOTENCY_KEY_REUSED. */
             422: {
                 headers: {
@@ -1671,14 +1821,44 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            429: components["responses"]["Failure429"];
-            431: components["responses"]["Failure431"];
+            /** @description RATE_LIMITED: wait `Retry-After`, then send the same request. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             503: components["responses"]["Failure503"];
         };
     };
@@ -1790,6 +1970,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Unique per create attempt; resend the same key to retry (the stored answer comes back with `Idempotent-Replayed: true`). */
                 "idempotency-key": string;
             };
             path?: never;
@@ -1843,10 +2024,66 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Failure400"];
-            401: components["responses"]["Failure401"];
-            403: components["responses"]["Failure403"];
-            408: components["responses"]["Failure408"];
+            /** @description INVALID_JSON (the body is not JSON) or BAD_REQUEST (a malformed request). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, or not a valid one. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_INTEGRATION_TOKEN (another surface’s token) or INTEGRATION_DISABLED. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request was not received in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description IN_PROGRESS: an identical batch is still running; retry the same key after a few seconds. */
             409: {
                 headers: {
@@ -1855,15 +2092,58 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            413: components["responses"]["Failure413"];
-            414: components["responses"]["Failure414"];
-            415: components["responses"]["Failure415"];
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description URI_TOO_LONG: a path segment is too long. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description VALIDATION_FAILED (keys `properties.N.*`; nothing written), IDEMPOTENCY_KEY_REQUIRED or IDEMPOTENCY_KEY_REUSED. */
             422: {
                 headers: {
@@ -1872,14 +2152,44 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            429: components["responses"]["Failure429"];
-            431: components["responses"]["Failure431"];
+            /** @description RATE_LIMITED: wait `Retry-After`, then send the same request. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             503: components["responses"]["Failure503"];
         };
     };
@@ -1920,6 +2230,7 @@ export interface operations {
             404: components["responses"]["Failure404"];
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -2003,17 +2314,17 @@ export interface operations {
     };
     getAvailabilitySnapshot: {
         parameters: {
-            query?: {
+            query: {
                 /**
                  * @description First night, inclusive (YYYY-MM-DD)
                  * @example 2026-12-24
                  */
-                from?: string;
+                from: string;
                 /**
                  * @description Last night, inclusive (YYYY-MM-DD); at most 92 nights from `from`, at most 730 days ahead of today
                  * @example 2026-12-24
                  */
-                to?: string;
+                to: string;
             };
             header?: never;
             path: {
@@ -2070,17 +2381,17 @@ export interface operations {
     };
     getRatesSnapshot: {
         parameters: {
-            query?: {
+            query: {
                 /**
                  * @description First night, inclusive (YYYY-MM-DD)
                  * @example 2026-12-24
                  */
-                from?: string;
+                from: string;
                 /**
                  * @description Last night, inclusive (YYYY-MM-DD); at most 92 nights from `from`, at most 730 days ahead of today
                  * @example 2026-12-24
                  */
-                to?: string;
+                to: string;
             };
             header?: never;
             path: {
@@ -2137,17 +2448,17 @@ export interface operations {
     };
     getRestrictionsSnapshot: {
         parameters: {
-            query?: {
+            query: {
                 /**
                  * @description First night, inclusive (YYYY-MM-DD)
                  * @example 2026-12-24
                  */
-                from?: string;
+                from: string;
                 /**
                  * @description Last night, inclusive (YYYY-MM-DD); at most 92 nights from `from`, at most 730 days ahead of today
                  * @example 2026-12-24
                  */
-                to?: string;
+                to: string;
             };
             header?: never;
             path: {
@@ -2343,9 +2654,15 @@ export interface operations {
                 /** @description Booking status */
                 status?: "pending" | "confirmed" | "cancelled" | "completed" | "refunded";
                 property_id?: number;
-                /** @description YYYY-MM-DD, earliest check-in */
+                /**
+                 * @description YYYY-MM-DD, earliest check-in
+                 * @example 2026-12-24
+                 */
                 check_in_from?: string;
-                /** @description YYYY-MM-DD, latest check-in */
+                /**
+                 * @description YYYY-MM-DD, latest check-in
+                 * @example 2026-12-24
+                 */
                 check_in_to?: string;
                 page?: number;
                 per_page?: number;
@@ -2391,6 +2708,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Unique per create attempt; resend the same key to retry (the stored answer comes back with `Idempotent-Replayed: true`). */
                 "idempotency-key": string;
             };
             path?: never;
@@ -2411,6 +2729,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2434,6 +2753,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2448,10 +2768,66 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Failure400"];
-            401: components["responses"]["Failure401"];
-            403: components["responses"]["Failure403"];
-            408: components["responses"]["Failure408"];
+            /** @description INVALID_JSON (the body is not JSON) or BAD_REQUEST (a malformed request). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, or not a valid one. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_INTEGRATION_TOKEN (another surface’s token) or INTEGRATION_DISABLED. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request was not received in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNAVAILABLE (`errors.availability` holds the per-night picture) or IN_PROGRESS (retry the same key after a few seconds). */
             409: {
                 headers: {
@@ -2460,15 +2836,58 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            413: components["responses"]["Failure413"];
-            414: components["responses"]["Failure414"];
-            415: components["responses"]["Failure415"];
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description URI_TOO_LONG: a path segment is too long. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description VALIDATION_FAILED, PROPERTY_NOT_MAPPED, PROPERTY_ARCHIVED, UNIT_INACTIVE, IDEMPOTENCY_KEY_REQUIRED or IDEMPOTENCY_KEY_REUSED. */
             422: {
                 headers: {
@@ -2477,14 +2896,44 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            429: components["responses"]["Failure429"];
-            431: components["responses"]["Failure431"];
+            /** @description RATE_LIMITED: wait `Retry-After`, then send the same request. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             503: components["responses"]["Failure503"];
         };
     };
@@ -2525,6 +2974,7 @@ export interface operations {
             404: components["responses"]["Failure404"];
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -2635,6 +3085,7 @@ export interface operations {
             404: components["responses"]["Failure404"];
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -2887,7 +3338,10 @@ export interface operations {
     postSandboxPropertiesByPropertyBookings: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description Unique per create attempt; resend the same key to retry (the stored answer comes back with `Idempotent-Replayed: true`). */
+                "idempotency-key": string;
+            };
             path: {
                 /** @description The service’s property id (doorloom_id) or the partner’s external_id; whichever is recognised is used. */
                 property: string;
@@ -2898,9 +3352,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description YYYY-MM-DD, not before today (Asia/Kolkata) */
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, not before today (Asia/Kolkata)
+                     * @example 2026-12-24
+                     */
                     check_in: string;
-                    /** @description YYYY-MM-DD, exclusive; at most MAX_STAY_NIGHTS after check_in */
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, exclusive; at most MAX_STAY_NIGHTS after check_in
+                     * @example 2026-12-24
+                     */
                     check_out: string;
                     /** @description Up to 20 units. Each by external_unit_id or inventory_id, or neither: the service then picks a unit free for the whole stay. */
                     units?: components["schemas"]["BookingUnitInput"][];
@@ -2943,6 +3405,8 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2954,18 +3418,187 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Failure400"];
-            401: components["responses"]["Failure401"];
-            403: components["responses"]["Failure403"];
-            404: components["responses"]["Failure404"];
-            408: components["responses"]["Failure408"];
-            409: components["responses"]["Failure409"];
-            413: components["responses"]["Failure413"];
-            414: components["responses"]["Failure414"];
-            415: components["responses"]["Failure415"];
-            422: components["responses"]["Failure422"];
-            429: components["responses"]["Failure429"];
-            431: components["responses"]["Failure431"];
+            /** @description INVALID_JSON (the body is not JSON) or BAD_REQUEST (a malformed request). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, or not a valid one. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_INTEGRATION_TOKEN (another surface’s token) or INTEGRATION_DISABLED. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request was not received in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A conflict; see the operation’s description for its codes (IN_PROGRESS: retry the same request after a few seconds). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description URI_TOO_LONG: a path segment is too long. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED (`errors` keyed by dotted field path; on any route, a query parameter holding a NUL character) or another refusal named by `code`; do not retry unchanged. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: wait `Retry-After`, then send the same request. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             503: components["responses"]["Failure503"];
         };
     };
@@ -2996,6 +3629,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3010,7 +3644,20 @@ export interface operations {
             400: components["responses"]["Failure400"];
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
-            404: components["responses"]["Failure404"];
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             408: components["responses"]["Failure408"];
             413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
@@ -3035,11 +3682,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: date
                      * @description First night, inclusive (YYYY-MM-DD)
                      * @example 2026-12-24
                      */
                     from: string;
                     /**
+                     * Format: date
                      * @description Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today
                      * @example 2026-12-24
                      */
@@ -3079,7 +3728,20 @@ export interface operations {
             400: components["responses"]["Failure400"];
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
-            404: components["responses"]["Failure404"];
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             408: components["responses"]["Failure408"];
             413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
@@ -3104,11 +3766,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: date
                      * @description First night, inclusive (YYYY-MM-DD)
                      * @example 2026-12-24
                      */
                     from: string;
                     /**
+                     * Format: date
                      * @description Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today
                      * @example 2026-12-24
                      */
@@ -3146,7 +3810,20 @@ export interface operations {
             400: components["responses"]["Failure400"];
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
-            404: components["responses"]["Failure404"];
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             408: components["responses"]["Failure408"];
             413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
@@ -3171,11 +3848,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: date
                      * @description First night, inclusive (YYYY-MM-DD)
                      * @example 2026-12-24
                      */
                     from: string;
                     /**
+                     * Format: date
                      * @description Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today
                      * @example 2026-12-24
                      */
@@ -3219,7 +3898,20 @@ export interface operations {
             400: components["responses"]["Failure400"];
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
-            404: components["responses"]["Failure404"];
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             408: components["responses"]["Failure408"];
             413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
@@ -3244,11 +3936,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: date
                      * @description First night, inclusive (YYYY-MM-DD)
                      * @example 2026-12-24
                      */
                     from: string;
                     /**
+                     * Format: date
                      * @description Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today
                      * @example 2026-12-24
                      */
@@ -3292,7 +3986,20 @@ export interface operations {
             400: components["responses"]["Failure400"];
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
-            404: components["responses"]["Failure404"];
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             408: components["responses"]["Failure408"];
             413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
@@ -3337,9 +4044,25 @@ export interface operations {
             400: components["responses"]["Failure400"];
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
-            404: components["responses"]["Failure404"];
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             408: components["responses"]["Failure408"];
+            413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];
+            415: components["responses"]["Failure415"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -3381,8 +4104,23 @@ export interface operations {
             400: components["responses"]["Failure400"];
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             408: components["responses"]["Failure408"];
             414: components["responses"]["Failure414"];
+            422: components["responses"]["Failure422"];
             429: components["responses"]["Failure429"];
             431: components["responses"]["Failure431"];
             503: components["responses"]["Failure503"];
@@ -3431,6 +4169,20 @@ export interface operations {
             400: components["responses"]["Failure400"];
             401: components["responses"]["Failure401"];
             403: components["responses"]["Failure403"];
+            /** @description NOT_FOUND: every sandbox route answers 404 (rather than 401 or 403) to anyone but a sandbox brand’s integration, as for an unknown path; for a sandbox integration, no such property or booking among its covered ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             408: components["responses"]["Failure408"];
             413: components["responses"]["Failure413"];
             414: components["responses"]["Failure414"];

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { sendData, sendJson, successBody } from '../../http/envelope.js';
 import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
-import { noStore } from '../integrations/integrations.routes.js';
+import { sendSecret } from '../integrations/integrations.routes.js';
 import { CreateIntegrationBody, IdParams, IntegrationView, StaffIntegrationView, UpdateIntegrationBody } from '../integrations/integrations.schemas.js';
 import { createIntegration, integrationView, resumeIntegrationWebhook, staffIntegrationView, updateIntegration, type IntegrationViewCache } from './accounts.service.js';
 
@@ -47,7 +47,7 @@ export function registerStaffAccountRoutes(staff: FastifyInstance, deps: Deps): 
         response: { 201: envelope(Created), ...errorResponses(401, 403, 409, 422) },
       },
     },
-    async (request, reply) => sendData(noStore(reply), 201, 'Integration created.', await createIntegration(deps, request.body)),
+    async (request, reply) => sendSecret(reply, 201, 'Integration created.', createIntegration(deps, request.body)),
   );
 
   staff.get<{ Params: Static<typeof IdParams> }>(

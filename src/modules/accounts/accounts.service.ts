@@ -1,5 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Deps } from '../../deps.js';
+import type { DB } from '../../db/schema.js';
+import { unitOfWork } from '../../db/unit-of-work.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { API_VERSION } from '../../lib/contract.js';
 import { formatTimestampOrNull } from '../../lib/time.js';
@@ -39,7 +41,7 @@ type IntegrationRow = Selectable<IntegrationsTable>;
  * processes sharing PostgreSQL (WORKERS above 1, other nodes) write unseen here: with PostgreSQL
  * an entry also expires after VIEW_SHARED_MS. The embedded engine has a single process.
  */
-const VIEW_TABLES = ['integrations', 'brands', 'events', 'coverage', 'webhook_delivery_state'];
+const VIEW_TABLES: (keyof DB)[] = ['integrations', 'brands', 'events', 'coverage', 'webhook_delivery_state'];
 export const VIEW_SHARED_MS = 1000;
 const VIEW_CACHE_MAX = 10_000;
 type View = ReturnType<typeof buildView>;
@@ -149,13 +151,12 @@ export async function updateIntegration(deps: Deps, integrationId: number, input
   const current = await findIntegration(deps.db, integrationId);
   if (!current) throw notFound('No such integration.');
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
-    await updateIntegrationRow(trx, integrationId, input, now);
+  await unitOfWork(deps, async (trx) => {
+    updateIntegrationRow(trx, integrationId, input, now);
     if (input.status === 'active' && current.status !== 'active') {
       await resumeDelivery(trx, integrationId, { at: now, from: ['paused', 'disabled'] });
     }
   });
-  deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
   if (input.status !== undefined && input.status !== current.status) await forgetIntegration(deps, integrationId);
   await wakeDelivery(deps, [integrationId]);
   return staffIntegrationView(deps, integrationId);

@@ -1,6 +1,4 @@
 /** Booking creates: the partner's POST /bookings and the host's staff create. */
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { successBody } from '../../http/envelope.js';
 import { notFound, validationFailed } from '../../http/errors.js';
@@ -13,10 +11,18 @@ import { checkPropertyRef, notBeforeToday, propertyNotMapped } from './bookings.
 import type { CreateBookingInput, HostCreateBookingInput } from './bookings.schemas.js';
 import type { BookingUnit } from './bookings.tables.js';
 import { appendBookingEvents, bookingView, NO_IDS, type BookingView, type ViewIds } from './bookings.payloads.js';
-import { withEvents, type AppendTarget, type EventTransaction } from '../events/events.log.js';
+import { unitOfWork, type AppendTarget, type UnitOfWork } from '../events/events.log.js';
 import { coveredPropertyId } from '../properties/properties.resolve.js';
 import { propertyBrandId, selectPropertyUnits, selectUnitAliasesOf } from '../properties/properties.sql.js';
-import { bookingInsert, hostBookingIdOf, nextHostBookingName, selectCreateContext, selectOwnByExternalId, selectVisibleBooking, type BookingRow } from './bookings.sql.js';
+import {
+  bookingInsert,
+  hostBookingIdOf,
+  nextHostBookingName,
+  selectCreateContext,
+  selectOwnByExternalId,
+  selectVisibleBooking,
+  type BookingRow,
+} from './bookings.sql.js';
 import { MAX_WRITE_ATTEMPTS, type RequestedUnit, resolveUnits, storedUnits, viewOf, unavailableNow, retryPicks } from './bookings.common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -29,17 +35,19 @@ import { MAX_WRITE_ATTEMPTS, type RequestedUnit, resolveUnits, storedUnits, view
 export interface CreateAnswer {
   status: 200 | 201;
   body: string;
+  /** The booking's revision (the answer's ETag). */
+  revision: number;
 }
 
 /** Stores a create's answer in the booking's own transaction, as its last statement (the request's idempotency record). */
-export type CompleteInTransaction = (trx: Transaction<DB>, answer: CreateAnswer) => Promise<void>;
+export type CompleteInTransaction = (uow: UnitOfWork, answer: CreateAnswer) => Promise<void>;
 
 function createdAnswer(booking: BookingView): CreateAnswer {
-  return { status: 201, body: JSON.stringify(successBody('Booking created.', { ...booking, duplicate: false })) };
+  return { status: 201, body: JSON.stringify(successBody('Booking created.', { ...booking, duplicate: false })), revision: booking.revision };
 }
 
 function duplicateAnswer(booking: BookingView): CreateAnswer {
-  return { status: 200, body: JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...booking, duplicate: true })) };
+  return { status: 200, body: JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...booking, duplicate: true })), revision: booking.revision };
 }
 
 /** What one create transaction came to. */
@@ -93,7 +101,7 @@ function stayOf(input: CreateBookingInput | HostCreateBookingInput, externalBook
  */
 async function writeNewBooking(
   deps: Deps,
-  trx: EventTransaction,
+  trx: UnitOfWork,
   lock: PropertyLock,
   write: {
     actorIntegrationId: number | null;
@@ -131,14 +139,24 @@ async function writeNewBooking(
     created_at: now,
     updated_at: now,
   });
-  const request = { checkIn: input.checkIn, checkOut: input.checkOut, channel: input.channel, integrationId: actorIntegrationId, units: write.requested.map((r) => r.unitId) };
+  const request = {
+    checkIn: input.checkIn,
+    checkOut: input.checkOut,
+    channel: input.channel,
+    integrationId: actorIntegrationId,
+    units: write.requested.map((r) => r.unitId),
+  };
   const { unitIds, stay } = await decideStay(trx, lock, request);
   const row = await holdStay(trx, lock, request, { unitIds, stay }, bookingInsert(trx, values(storedUnits(write.requested, unitIds))));
   const targets = write.targets;
   // The other covering integrations' aliases in one read, so that their availability events come
   // from the decision's calendar too.
   const otherAliases = targets
-    ? await selectUnitAliasesOf(trx, lock.propertyId, targets.filter((t) => t.id !== actorIntegrationId).map((t) => t.id))
+    ? await selectUnitAliasesOf(
+        trx,
+        lock.propertyId,
+        targets.filter((t) => t.id !== actorIntegrationId).map((t) => t.id),
+      )
     : undefined;
   await appendBookingEvents(trx, {
     clock: deps.clock,
@@ -187,7 +205,7 @@ async function createTransaction(
   complete: CompleteInTransaction | undefined,
 ): Promise<CreateOutcome> {
   try {
-    return await withEvents(deps, async (trx): Promise<CreateOutcome> => {
+    return await unitOfWork(deps, async (trx): Promise<CreateOutcome> => {
       const lock = await lockProperty(trx, coveredPropertyId(integrationId, input.property));
       const context = await selectCreateContext(trx, integrationId, input.external_booking_id, lock?.propertyId ?? null);
       if (context.existingId !== null) {
@@ -203,7 +221,14 @@ async function createTransaction(
         aliases: new Map(context.units.filter((u) => u.alias !== null).map((u) => [u.id, u.alias!])),
       };
       const stay = stayOf(input, input.external_booking_id, input.source.channel);
-      const row = await writeNewBooking(deps, trx, lock, { actorIntegrationId: integrationId, requested, input: stay, ids, hostBrandId: null, targets: context.targets });
+      const row = await writeNewBooking(deps, trx, lock, {
+        actorIntegrationId: integrationId,
+        requested,
+        input: stay,
+        ids,
+        hostBrandId: null,
+        targets: context.targets,
+      });
       const answer = createdAnswer(bookingView(row, ids));
       await complete?.(trx, answer);
       return { kind: 'created', answer };
@@ -220,12 +245,18 @@ async function createTransaction(
  * that covers the property). Units by inventory_id or picked by the service; the id defaults to
  * the brand's next DL-<n>; the channel to `direct`.
  */
-export async function hostCreateBooking(deps: Deps, propertyId: number, input: HostCreateBookingInput): Promise<BookingView> {
+export async function hostCreateBooking(
+  deps: Deps,
+  propertyId: number,
+  input: HostCreateBookingInput,
+  options: { aliasesOf?: number } = {},
+): Promise<BookingView> {
   // Host ids are unique per brand: another brand's booking with the same id is not looked at.
   const brandId = await propertyBrandId(deps.db, propertyId);
   if (brandId === null) throw notFound('No such property.');
   notBeforeToday(input.check_in, kolkataDate(dataClock(deps.clock, 'today', { brandId }).now()));
-  const units = await selectPropertyUnits(deps.db, propertyId, null);
+  // `external_unit_id` names a unit by an integration's alias: the sandbox acts for one.
+  const units = await selectPropertyUnits(deps.db, propertyId, options.aliasesOf ?? null);
   if (input.external_booking_id !== undefined) {
     const taken = await hostBookingIdOf(deps.db, brandId, input.external_booking_id);
     if (taken !== null) throw validationFailed({ external_booking_id: [`is already used by host booking ${taken}`] });
@@ -235,7 +266,7 @@ export async function hostCreateBooking(deps: Deps, propertyId: number, input: H
   const stay = stayOf(input, input.external_booking_id ?? '', input.source?.channel ?? 'direct');
   try {
     const row = await retryPicks(() =>
-      withEvents(deps, async (trx) => {
+      unitOfWork(deps, async (trx) => {
         const lock = await lockProperty(trx, propertyId);
         if (!lock) throw notFound('No such property.');
         return writeNewBooking(deps, trx, lock, { actorIntegrationId: null, requested, input: stay, ids: NO_IDS, hostBrandId: brandId });

@@ -1,10 +1,20 @@
 import type { Static } from '@sinclair/typebox';
 import { dataClock, type Clock } from '../../lib/clock.js';
 import { roundMoney } from '../../lib/money.js';
-import { addDays, clampToHorizon, daysBetween, eachDate, formatTimestamp, formatTimestampOrNull, kolkataDate, windowsForNights, type DateWindow } from '../../lib/time.js';
+import {
+  addDays,
+  clampToHorizon,
+  daysBetween,
+  eachDate,
+  formatTimestamp,
+  formatTimestampOrNull,
+  kolkataDate,
+  windowsForNights,
+  type DateWindow,
+} from '../../lib/time.js';
 import { buildAvailability, calendarEventDrafts } from '../calendar/calendar.payloads.js';
 import type { CalendarData } from '../calendar/calendar.sql.js';
-import { appendEvents, type AppendTarget, type EventDraft, type EventTarget, type EventTransaction } from '../events/events.log.js';
+import { appendEvents, type AppendTarget, type EventDraft, type EventTarget, type UnitOfWork } from '../events/events.log.js';
 import type { BookingObject } from './bookings.schemas.js';
 import { selectAliasesOfUnits, selectAppendTargets } from '../properties/properties.sql.js';
 import type { BookingRow } from './bookings.sql.js';
@@ -107,7 +117,7 @@ export interface BookingEventOptions {
  * availability.changed for the changed nights, one event per calendar month touched (windowed to
  * those nights, clamped to each receiver's horizon), for every covering integration.
  */
-export async function appendBookingEvents(trx: EventTransaction, options: BookingEventOptions) {
+export async function appendBookingEvents(trx: UnitOfWork, options: BookingEventOptions) {
   const { booking } = options;
   const todayOf = (integrationId: number) => kolkataDate(dataClock(options.clock, 'today', { integrationId }).now());
   const windows = windowsForNights(options.changedNights);

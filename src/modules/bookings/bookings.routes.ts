@@ -4,8 +4,8 @@ import type { Deps } from '../../deps.js';
 import { sendData, sendJson } from '../../http/envelope.js';
 import { completeWith, idempotent } from '../../http/idempotency.js';
 import { idsBeforeBody, parseId } from '../../http/params.js';
-import { envelope, errorResponses } from '../../http/schemas.js';
-import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
+import { envelope, errorResponses, IdempotencyKeyHeaders } from '../../http/schemas.js';
+import { absentBodyIsEmpty, bodyRequired, bodyValidation } from '../../http/validation.js';
 import { createRules, NOT_AN_OBJECT, updateRules } from './bookings.input.js';
 import type { BookingView } from './bookings.payloads.js';
 import {
@@ -40,7 +40,7 @@ const updateBody = bodyValidation({ notAnObject: NOT_AN_OBJECT, rules: updateRul
 const cancelBody = bodyValidation({ notAnObject: NOT_AN_OBJECT });
 
 /** Reads and writes of one booking carry its revision as the ETag. */
-function sendBooking(reply: FastifyReply, status: number, message: string, booking: BookingView) {
+export function sendBooking(reply: FastifyReply, status: number, message: string, booking: BookingView) {
   reply.header('etag', `"${booking.revision}"`);
   return sendData(reply, status, message, booking);
 }
@@ -66,7 +66,7 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
       schema: {
         summary: 'Create a booking (requires Idempotency-Key)',
         tags,
-        headers: Type.Object({ 'idempotency-key': Type.String({ minLength: 8, maxLength: 128 }) }),
+        headers: IdempotencyKeyHeaders,
         body: CreateBookingBody,
         response: {
           201: envelope(CreatedBooking, 'Booking created'),
@@ -78,7 +78,8 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
     async (request, reply) => {
       // the idempotency record is completed by the booking's own transaction
       const answer = await createBooking(deps, request.integration.id, request.body, (trx, stored) => completeWith(request, trx, stored));
-      return sendJson(reply, answer.status, answer.body);
+      // the revision to send back as If-Match, as every other answer of one booking carries it
+      return sendJson(reply.header('etag', `"${answer.revision}"`), answer.status, answer.body);
     },
   );
 
@@ -144,7 +145,7 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
   api.patch<Update<IdRoute>>(
     '/bookings/:id',
     {
-      preValidation: [idsBeforeBody({ id: 'booking' }), absentBodyIsEmpty()],
+      preValidation: [idsBeforeBody({ id: 'booking' }), bodyRequired],
       validatorCompiler: updateBody,
       schema: updateSchema(IdParams, 'Update a booking'),
     },
@@ -156,7 +157,7 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
 
   api.patch<Update<ExternalRoute>>(
     '/bookings/external/:external_booking_id',
-    { preValidation: absentBodyIsEmpty(), validatorCompiler: updateBody, schema: updateSchema(ExternalParams, 'Update a booking by external_booking_id') },
+    { preValidation: bodyRequired, validatorCompiler: updateBody, schema: updateSchema(ExternalParams, 'Update a booking by external_booking_id') },
     async (request, reply) => {
       const { booking, changed } = await updateBooking(
         deps,
@@ -233,7 +234,7 @@ export function registerStaffBookingRoutes(staff: FastifyInstance, deps: Deps): 
   staff.patch<Update<IdRoute>>(
     '/bookings/:id',
     {
-      preValidation: [idsBeforeBody({ id: 'booking' }), absentBodyIsEmpty()],
+      preValidation: [idsBeforeBody({ id: 'booking' }), bodyRequired],
       validatorCompiler: updateBody,
       schema: {
         summary: 'Host changes a booking (including completed and refunded)',

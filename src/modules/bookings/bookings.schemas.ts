@@ -22,6 +22,7 @@ function orNull<T extends TSchema>(schema: T) {
 const oneOf = <T extends readonly string[]>(values: T, description: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
 const text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
+import { DateString, Timestamp } from '../../http/schemas.js';
 const optionalText = (max: number, description?: string) => Type.String({ maxLength: max, description });
 const opt = Optional;
 
@@ -29,7 +30,7 @@ export const MAX_UNITS_PER_BOOKING = 20;
 export const MAX_GUESTS_PER_UNIT = 50;
 
 /** `YYYY-MM-DD`; whether it is a real date is checked by hand (a pattern cannot say 2026-02-30). */
-const date = (description: string) => Type.String({ description });
+const date = (description: string) => DateString(description);
 
 const UnitEntry = Type.Object({
   external_unit_id: opt(text(128, "The integration's unit alias")),
@@ -130,8 +131,8 @@ export const ListBookingsQuery = Type.Object({
   updated_since: opt(Type.String({ description: 'Any parseable date or timestamp; inclusive' })),
   status: opt(oneOf(BOOKING_STATUSES, 'Booking status')),
   property_id: opt(Type.Integer({ minimum: 1, maximum: MAX_ID })),
-  check_in_from: opt(Type.String({ description: 'YYYY-MM-DD, earliest check-in' })),
-  check_in_to: opt(Type.String({ description: 'YYYY-MM-DD, latest check-in' })),
+  check_in_from: opt(DateString('YYYY-MM-DD, earliest check-in')),
+  check_in_to: opt(DateString('YYYY-MM-DD, latest check-in')),
   page: opt(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   per_page: opt(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
 });
@@ -163,8 +164,8 @@ export const BookingObject = Type.Object({
       meal_plan: oneOf(MEAL_PLANS, 'Meal plan'),
     }),
   ),
-  check_in: Type.String(),
-  check_out: Type.String(),
+  check_in: DateString(),
+  check_out: DateString(),
   nights: Type.Integer(),
   guest: Type.Object({
     name: Type.String(),
@@ -178,12 +179,12 @@ export const BookingObject = Type.Object({
     Type.Object({
       reason: Type.Union([Type.String(), Type.Null()]),
       refund_note: Type.Union([Type.String(), Type.Null()]),
-      cancelled_at: Type.Union([Type.String(), Type.Null()]),
+      cancelled_at: Type.Union([Timestamp(), Type.Null()]),
     }),
     Type.Null(),
   ]),
-  created_at: Type.String({ description: 'YYYY-MM-DDTHH:mm:ss+05:30' }),
-  updated_at: Type.String({ description: 'YYYY-MM-DDTHH:mm:ss+05:30' }),
+  created_at: Timestamp('YYYY-MM-DDTHH:mm:ss+05:30'),
+  updated_at: Timestamp('YYYY-MM-DDTHH:mm:ss+05:30'),
 });
 
 export const CreatedBooking = Type.Composite([

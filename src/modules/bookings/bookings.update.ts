@@ -8,7 +8,7 @@ import { decideStay, holdStay, HoldConflict, refuseUnbookable, releaseStay } fro
 import { lockProperty, type PropertyLock } from '../properties/properties.lock.js';
 import { checkNewStay, notBeforeToday, propertyNotMapped } from './bookings.input.js';
 import { appendBookingEvents, bookingUnits, heldNights, HOLDING, type BookingView } from './bookings.payloads.js';
-import { withEvents, type EventTransaction } from '../events/events.log.js';
+import { unitOfWork, type UnitOfWork } from '../events/events.log.js';
 import type { CancelBookingInput, UpdateBookingInput } from './bookings.schemas.js';
 import { isCovered, selectPropertyUnits, type PropertyUnit } from '../properties/properties.sql.js';
 import { bookingUpdate, isHost, selectVisibleBooking, updateBookingRow, type BookingRow, type Viewer } from './bookings.sql.js';
@@ -48,7 +48,12 @@ function checkTransition(from: BookingStatus, to: BookingStatus, viewer: Viewer,
  */
 function checkIfMatch(header: string | undefined, revision: number): void {
   if (header === undefined) return;
-  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
+  const tags = header.split(',').map((t) =>
+    t
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1'),
+  );
   if (tags.includes('*') || tags.includes(String(revision))) return;
   throw fail('PRECONDITION_FAILED', `The booking has changed: its current revision is ${revision}. Read it again and retry.`, {
     revision,
@@ -77,7 +82,7 @@ type Locate = { id: number } | { externalId: string };
  * The booking the viewer names, locked in the lock order: the property first (its id is read
  * without a lock; a booking never changes property), then the booking's row, read afresh.
  */
-async function lockBooking(trx: EventTransaction, viewer: Viewer, by: Locate): Promise<{ lock: PropertyLock; row: BookingRow }> {
+async function lockBooking(trx: UnitOfWork, viewer: Viewer, by: Locate): Promise<{ lock: PropertyLock; row: BookingRow }> {
   const found = await selectVisibleBooking(trx, viewer, by);
   if (!found) throw bookingNotFound();
   const lock = await lockProperty(trx, found.property_id);
@@ -99,7 +104,7 @@ export async function updateBooking(
   input: UpdateBookingInput,
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
-  const outcome = await withEvents(deps, async (trx): Promise<Outcome> => {
+  const outcome = await unitOfWork(deps, async (trx): Promise<Outcome> => {
     const { lock, row } = await lockBooking(trx, viewer, by);
     checkIfMatch(ifMatch, row.revision);
     return applyChange(deps, trx, lock, viewer, row, input);
@@ -137,7 +142,7 @@ interface AskedUnits {
   kept: BookingUnit[] | null;
 }
 
-async function askedUnits(trx: EventTransaction, row: BookingRow, input: UpdateBookingInput, viewerId: number | null): Promise<AskedUnits | null> {
+async function askedUnits(trx: UnitOfWork, row: BookingRow, input: UpdateBookingInput, viewerId: number | null): Promise<AskedUnits | null> {
   if (!input.units) return null;
   const propertyUnits = await selectPropertyUnits(trx, row.property_id, viewerId);
   const requested = resolveUnits(input.units, propertyUnits);
@@ -151,7 +156,12 @@ async function askedUnits(trx: EventTransaction, row: BookingRow, input: UpdateB
 }
 
 /** What a change sets, given the units the booking ends with (the status and dates as decided). */
-function fieldChanges(row: BookingRow, input: UpdateBookingInput, next: { status: BookingStatus; checkIn: string; checkOut: string; units: BookingUnit[] }, now: Date): BookingChanges {
+function fieldChanges(
+  row: BookingRow,
+  input: UpdateBookingInput,
+  next: { status: BookingStatus; checkIn: string; checkOut: string; units: BookingUnit[] },
+  now: Date,
+): BookingChanges {
   const set: BookingChanges = {};
   if (next.status !== row.status) set.status = next.status;
   if (next.checkIn !== row.check_in) set.check_in = next.checkIn;
@@ -172,7 +182,7 @@ function fieldChanges(row: BookingRow, input: UpdateBookingInput, next: { status
   return set;
 }
 
-async function applyChange(deps: Deps, trx: EventTransaction, lock: PropertyLock, viewer: Viewer, row: BookingRow, input: UpdateBookingInput): Promise<Outcome> {
+async function applyChange(deps: Deps, trx: UnitOfWork, lock: PropertyLock, viewer: Viewer, row: BookingRow, input: UpdateBookingInput): Promise<Outcome> {
   const now = deps.clock.now();
   const today = kolkataDate(dataClock(deps.clock, 'today', { brandId: lock.brandId }).now());
   const actorIntegrationId = isHost(viewer) ? null : viewer.integrationId;
@@ -231,7 +241,7 @@ async function applyChange(deps: Deps, trx: EventTransaction, lock: PropertyLock
     // Units the calendar would have to pick only come with a stay that holds (refused above otherwise).
     const set = fieldChanges(row, input, { status, checkIn, checkOut, units: asked?.kept ?? currentUnits }, now);
     if (Object.keys(set).length === 0) return { row, changed: false };
-    if (holdsChange) await releaseStay(trx, lock, row.id);
+    if (holdsChange) releaseStay(trx, lock, row.id);
     updated = await updateBookingRow(trx, row.id, { ...set, updated_at: now });
   }
   await appendBookingEvents(trx, { clock: deps.clock, booking: updated, actorIntegrationId, changedNights });
@@ -270,7 +280,7 @@ export async function cancelBooking(
   input: CancelBookingInput,
   ifMatch: string | undefined,
 ): Promise<{ booking: BookingView; changed: boolean }> {
-  const outcome = await withEvents(deps, async (trx): Promise<Outcome> => {
+  const outcome = await unitOfWork(deps, async (trx): Promise<Outcome> => {
     const { lock, row } = await lockBooking(trx, viewer, by);
     if (row.status === 'cancelled' || row.status === 'refunded') return { row, changed: false };
     checkIfMatch(ifMatch, row.revision);
@@ -278,5 +288,3 @@ export async function cancelBooking(
   });
   return { booking: await viewOf(deps, viewer, outcome.row), changed: outcome.changed };
 }
-
-

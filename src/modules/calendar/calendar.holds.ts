@@ -1,5 +1,6 @@
 import { sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { fail, type AppError } from '../../http/errors.js';
 import { addDays, eachDate, type DateWindow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
@@ -146,10 +147,8 @@ function pictureOf(data: CalendarData, window: DateWindow, units: StayAvailabili
   };
 }
 
-export const propertyArchived = () =>
-  fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
-export const propertyInactive = () =>
-  fail('PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
+export const propertyArchived = () => fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and cannot take bookings.');
+export const propertyInactive = () => fail('PROPERTY_INACTIVE', 'This property is inactive (its brand has no active plan) and cannot take bookings.');
 
 /** Archived and inactive properties take no bookings (decisions §4). */
 export function refuseUnbookable(status: PropertyStatus): void {
@@ -213,13 +212,13 @@ export async function decideStay(trx: Transaction<DB>, lock: PropertyLock, reque
  * (its refusal is thrown as a HoldConflict).
  */
 export async function holdStay<R extends { id: number }>(
-  trx: Transaction<DB>,
+  trx: UnitOfWork,
   lock: PropertyLock,
   request: ReserveRequest,
   decision: StayDecision,
   booking: BookingWriter<R>,
 ): Promise<R> {
-  if (request.bookingId !== undefined) await releaseStay(trx, lock, request.bookingId);
+  if (request.bookingId !== undefined) releaseStay(trx, lock, request.bookingId);
   try {
     const { rows } = await holdStatement<R>(trx, lock, request, decision.unitIds, booking).execute(trx);
     decision.stay.held(decision.unitIds);
@@ -262,7 +261,7 @@ export class HoldConflict extends Error {
 }
 
 /** The statement that writes the booking (`booking`), its holds and the calendar's new version, answering the booking's row (or only its id). */
-function holdStatement<R>(trx: Transaction<DB>, lock: PropertyLock, request: ReserveRequest, unitIds: number[], booking: BookingWriter<unknown>) {
+function holdStatement<R>(trx: UnitOfWork, lock: PropertyLock, request: ReserveRequest, unitIds: number[], booking: BookingWriter<unknown>) {
   const units = sql.join(unitIds.map((id) => sql`(${id}::int)`));
   return sql<R>`
     with b as (${booking}),
@@ -280,14 +279,15 @@ function holdStatement<R>(trx: Transaction<DB>, lock: PropertyLock, request: Res
 
 /**
  * Releases every hold of a booking of the locked property (a cancel, a booking that stops holding,
- * or holdStay before it holds a changed stay).
+ * or holdStay before it holds a changed stay), sent ahead.
  */
-export async function releaseStay(trx: Transaction<DB>, lock: PropertyLock, bookingId: number): Promise<void> {
-  await sql`
+export function releaseStay(trx: UnitOfWork, lock: PropertyLock, bookingId: number): void {
+  // Sent ahead: the statement that follows (a new hold, the booking's row) comes after it.
+  trx.send(sql`
     with v as (${touchInputsVersionQuery(trx, lock)}),
     released as (delete from unit_nights where booking_id = ${bookingId} returning unit_id)
     ${touchUnitHoldsQuery(sql`select distinct unit_id from released`)}
-  `.execute(trx);
+  `);
 }
 
 /** True for the database's own refusal of a second hold on the same unit and night. */

@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { addDays, horizonEnd, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
-import { appendEvents, withEvents } from '../events/events.log.js';
+import { appendEvents, unitOfWork } from '../events/events.log.js';
 import { integrationHorizons } from '../integrations/integrations.sql.js';
 import { coverageSource, selectAppendTargets } from '../properties/properties.sql.js';
 import { calendarEventDrafts } from './calendar.payloads.js';
@@ -50,12 +50,13 @@ function pairsQuery(db: Kysely<DB> | Transaction<DB>) {
 export async function rollHorizon(deps: Deps, only: { integrationIds?: number[] } = {}): Promise<{ properties: number; events: number }> {
   // Each integration's horizon moves with its brand's clock (a sandbox brand's own).
   const todayOf = (integrationId: number) => kolkataDate(dataClock(deps.clock, 'horizon', { integrationId }).now());
-  const due = (pair: Pair) => (only.integrationIds === undefined || only.integrationIds.includes(pair.integration_id) ? monthsDue(pair, todayOf(pair.integration_id)) : []);
+  const due = (pair: Pair) =>
+    only.integrationIds === undefined || only.integrationIds.includes(pair.integration_id) ? monthsDue(pair, todayOf(pair.integration_id)) : [];
   const dueProperties = new Set((await pairsQuery(deps.db).execute()).filter((p) => due(p).length > 0).map((p) => p.property_id));
   let events = 0;
   let properties = 0;
   for (const propertyId of [...dueProperties].sort((a, b) => a - b)) {
-    const appended = await withEvents(deps, async (trx) => {
+    const appended = await unitOfWork(deps, async (trx) => {
       // The property lock serialises two runs of the roll (and calendar writers): the second
       // reads the first one's marks and finds nothing left to send.
       if (!(await lockProperty(trx, propertyId))) return undefined;
@@ -64,7 +65,8 @@ export async function rollHorizon(deps: Deps, only: { integrationIds?: number[] 
       );
       const result = await appendEvents(trx, {
         clock: deps.clock,
-        propertyId, targets: await selectAppendTargets(trx, propertyId),
+        propertyId,
+        targets: await selectAppendTargets(trx, propertyId),
         actorIntegrationId: null,
         build: (target) => {
           const months = plan.get(target.integrationId)?.months ?? [];

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { sendData, sendJson } from '../../http/envelope.js';
 import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
+import { queryCheckedByHand } from '../../http/validation.js';
 import type { CalendarKind } from './calendar.payloads.js';
 import {
   AvailabilityData,
@@ -35,14 +36,15 @@ export function registerCalendarRoutes(api: FastifyInstance, deps: Deps): void {
     api.get<{ Params: Static<typeof SnapshotParams>; Querystring: Record<string, unknown> }>(
       `/properties/:property/${snapshot.kind}`,
       {
+        // Checked by hand (readSnapshot) so every window refusal is keyed as the contract says.
+        validatorCompiler: queryCheckedByHand,
         schema: {
           summary: snapshot.summary,
           description:
             'Window of at most 92 nights, `to` at most 730 days ahead of today. `data.sequence` is the watermark: set the cursor for this property and type to it; events with a higher sequence apply on top.',
           tags: ['calendar'],
           params: SnapshotParams,
-          // Checked by hand (readSnapshot) so every window refusal is keyed as the contract says.
-          querystring: { ...SnapshotQuery, required: [] },
+          querystring: SnapshotQuery,
           response: { 200: envelope(snapshotView(snapshot.data)), ...errorResponses(401, 403, 404, 422, 429) },
         },
       },

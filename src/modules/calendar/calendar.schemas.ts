@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../http/schemas.js';
+import { DateString, Nullable } from '../../http/schemas.js';
 
-const DateString = (description: string) => Type.String({ description, examples: ['2026-12-24'] });
 /** Money in INR, two decimals at most (more are rounded half away from zero). */
 const Money = (description: string) => Type.Number({ minimum: 0, maximum: 9999999999, description });
 
@@ -17,7 +16,7 @@ export const SnapshotQuery = Type.Object({
   to: DateString('Last night, inclusive (YYYY-MM-DD); at most 92 nights from `from`, at most 730 days ahead of today'),
 });
 
-const Window = Type.Object({ from: Type.String(), to: Type.String() });
+const Window = Type.Object({ from: DateString(), to: DateString() });
 const BlockScope = Nullable(Type.Union([Type.Literal('everywhere'), Type.Literal('ota_only')]));
 
 export const AvailabilityData = Type.Object(
@@ -28,12 +27,12 @@ export const AvailabilityData = Type.Object(
         inventory_id: Type.Integer(),
         external_unit_id: Nullable(Type.String()),
         name: Type.String(),
-        unavailable: Type.Array(Type.String(), { description: 'Nights of the window on which the unit is held or blocked everywhere' }),
+        unavailable: Type.Array(DateString(), { description: 'Nights of the window on which the unit is held or blocked everywhere' }),
       }),
     ),
     dates: Type.Array(
       Type.Object({
-        date: Type.String(),
+        date: DateString(),
         available_units: Type.Integer(),
         total_units: Type.Integer(),
         is_blocked: Type.Boolean(),
@@ -55,7 +54,7 @@ export const RatesData = Type.Object(
     ),
     dates: Type.Array(
       Type.Object({
-        date: Type.String(),
+        date: DateString(),
         base_price: Type.Number(),
         per_night_occupancy: Type.Integer(),
         extra_adult_price: Type.Number(),
@@ -79,7 +78,7 @@ export const RestrictionsData = Type.Object(
     rules: Rules,
     dates: Type.Array(
       Type.Object({
-        date: Type.String(),
+        date: DateString(),
         min_stay: Type.Integer(),
         max_stay: Type.Integer(),
         stop_sell: Type.Boolean(),

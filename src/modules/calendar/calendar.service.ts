@@ -3,27 +3,9 @@ import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { FieldErrorCollector, notFound } from '../../http/errors.js';
 import { dataClock, type Clock } from '../../lib/clock.js';
-import {
-  addDays,
-  clampToHorizon,
-  daysBetween,
-  horizonWindows,
-  DATE_MESSAGE,
-  isValidDate,
-  kolkataDate,
-  splitByMonth,
-  type DateWindow,
-} from '../../lib/time.js';
-import { appendEvents, withEvents, type AppendResult, type EventTransaction } from '../events/events.log.js';
-import {
-  buildPayload,
-  calendarEventDrafts,
-  calendarSettings,
-  mealPlansOf,
-  rulesOf,
-  type CalendarKind,
-  type CalendarSettings,
-} from './calendar.payloads.js';
+import { addDays, clampToHorizon, daysBetween, horizonWindows, DATE_MESSAGE, isValidDate, kolkataDate, splitByMonth, type DateWindow } from '../../lib/time.js';
+import { appendEvents, unitOfWork, type AppendResult, type UnitOfWork } from '../events/events.log.js';
+import { buildPayload, calendarEventDrafts, calendarSettings, mealPlansOf, rulesOf, type CalendarKind, type CalendarSettings } from './calendar.payloads.js';
 import { lockProperty, touchInputsVersion } from '../properties/properties.lock.js';
 import { propertyBrandId, selectAppendTargets, selectUnitIdsOf, unitsSource, updateTaxFlags } from '../properties/properties.sql.js';
 import { loadCalendarData } from './calendar.sql.js';
@@ -60,15 +42,14 @@ export interface CalendarEventOptions {
  * covering the property: one event per type and calendar month touched, windowed to the changed
  * nights in that month and clamped to the receiver's horizon.
  */
-export async function appendCalendarEvents(trx: EventTransaction, options: CalendarEventOptions): Promise<AppendResult> {
+export async function appendCalendarEvents(trx: UnitOfWork, options: CalendarEventOptions): Promise<AppendResult> {
   const todayOf = (integrationId: number) => kolkataDate(dataClock(options.clock, 'horizon', { integrationId }).now());
   const pieces =
-    options.nights === 'horizon'
-      ? null
-      : (Array.isArray(options.nights) ? options.nights : [options.nights]).flatMap((w) => splitByMonth(w.from, w.to));
+    options.nights === 'horizon' ? null : (Array.isArray(options.nights) ? options.nights : [options.nights]).flatMap((w) => splitByMonth(w.from, w.to));
   return appendEvents(trx, {
     clock: options.clock,
-    propertyId: options.propertyId, targets: await selectAppendTargets(trx, options.propertyId),
+    propertyId: options.propertyId,
+    targets: await selectAppendTargets(trx, options.propertyId),
     actorIntegrationId: options.actorIntegrationId,
     build: (target) => {
       const windows =
@@ -115,11 +96,11 @@ function checkNights(errors: FieldErrorCollector, from: unknown, to: unknown, to
  * Runs a host edit: takes the property's lock (so a concurrent booking cannot decide on the state
  * being replaced), applies the change, records the events, commits, then wakes delivery.
  */
-async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: EventTransaction) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
-  const { result } = await withEvents(deps, async (trx) => {
+async function hostEdit<T>(deps: Deps, propertyId: number, work: (trx: UnitOfWork) => Promise<{ result: T; appended: AppendResult }>): Promise<T> {
+  const { result } = await unitOfWork(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('No such property.');
-    await touchInputsVersion(trx, lock);
+    touchInputsVersion(trx, lock);
     return work(trx);
   });
   return result;
@@ -151,22 +132,25 @@ const COLUMN_TYPES: Record<NightColumn, string> = {
 };
 const ALL_COLUMNS = Object.keys(COLUMN_TYPES) as NightColumn[];
 
-/** Sets the given per-night columns on every night of the window (one statement), then drops empty rows. */
-async function setNights(trx: Transaction<DB>, propertyId: number, window: DateWindow, values: Partial<Record<NightColumn, unknown>>): Promise<void> {
+/** Sets the given per-night columns on every night of the window (one statement), then drops empty rows; both sent ahead. */
+function setNights(trx: UnitOfWork, propertyId: number, window: DateWindow, values: Partial<Record<NightColumn, unknown>>): void {
   const columns = (Object.keys(values) as NightColumn[]).filter((c) => values[c] !== undefined);
   if (columns.length === 0) return;
   // Parameters in a SELECT list have no type of their own; the casts give them the column's.
-  await sql`
+  trx.send(sql`
     insert into calendar_nights (property_id, night, ${sql.join(columns.map((c) => sql.ref(c)))})
     select ${propertyId}::int, d::date, ${sql.join(columns.map((c) => sql`${values[c] ?? null}::${sql.raw(COLUMN_TYPES[c])}`))}
     from generate_series(${window.from}::date, ${window.to}::date, interval '1 day') as d
     on conflict (property_id, night) do update set ${sql.join(columns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
-  `.execute(trx);
-  await sql`
+  `);
+  trx.send(sql`
     delete from calendar_nights
     where property_id = ${propertyId} and night between ${window.from}::date and ${window.to}::date
-      and ${sql.join(ALL_COLUMNS.map((c) => sql`${sql.ref(c)} is null`), sql` and `)}
-  `.execute(trx);
+      and ${sql.join(
+        ALL_COLUMNS.map((c) => sql`${sql.ref(c)} is null`),
+        sql` and `,
+      )}
+  `);
 }
 
 export interface CalendarEdit {
@@ -192,20 +176,20 @@ export async function setCalendar(deps: Deps, propertyId: number, body: Calendar
     }
     errors.throwIfAny();
     const w = window!;
-    if (body.units_cap !== undefined) await setNights(trx, propertyId, w, { units_cap: body.units_cap });
+    if (body.units_cap !== undefined) setNights(trx, propertyId, w, { units_cap: body.units_cap });
     if (body.block_scope !== undefined) {
       if (unitIds.length === 0) {
-        await setNights(trx, propertyId, w, { block_scope: body.block_scope });
+        setNights(trx, propertyId, w, { block_scope: body.block_scope });
       } else if (body.block_scope === null) {
-        await trx.deleteFrom('unit_blocks').where('unit_id', 'in', unitIds).where('night', '>=', w.from).where('night', '<=', w.to).execute();
+        trx.send(trx.deleteFrom('unit_blocks').where('unit_id', 'in', unitIds).where('night', '>=', w.from).where('night', '<=', w.to));
       } else {
-        await sql`
+        trx.send(sql`
           insert into unit_blocks (unit_id, night, block_scope)
           select u.id, d::date, ${body.block_scope}::text
           from (${unitsSource(trx, propertyId)}) as u cross join generate_series(${w.from}::date, ${w.to}::date, interval '1 day') as d
           where u.id in (${sql.join(unitIds)})
           on conflict (unit_id, night) do update set block_scope = excluded.block_scope
-        `.execute(trx);
+        `);
       }
     }
     const appended = await appendCalendarEvents(trx, {
@@ -236,14 +220,15 @@ export async function setRateOverrides(deps: Deps, propertyId: number, body: Rat
   const window = checkNights(errors, body.from, body.to, await propertyToday(deps, propertyId));
   const prices = (['base_price', 'extra_adult_price', 'extra_child_price'] as const).filter((k) => body[k] !== undefined);
   if (body.clear === true && prices.length > 0) errors.add('clear', 'cannot be combined with prices');
-  if (body.clear !== true && prices.length === 0) errors.add('base_price', 'base_price, extra_adult_price or extra_child_price is required, unless clear is true');
+  if (body.clear !== true && prices.length === 0)
+    errors.add('base_price', 'base_price, extra_adult_price or extra_child_price is required, unless clear is true');
   return hostEdit(deps, propertyId, async (trx) => {
     errors.throwIfAny();
     const w = window!;
     if (body.clear === true) {
-      await setNights(trx, propertyId, w, { base_price: null, extra_adult_price: null, extra_child_price: null });
+      setNights(trx, propertyId, w, { base_price: null, extra_adult_price: null, extra_child_price: null });
     } else {
-      await setNights(trx, propertyId, w, Object.fromEntries(prices.map((k) => [k, body[k]])));
+      setNights(trx, propertyId, w, Object.fromEntries(prices.map((k) => [k, body[k]])));
     }
     const appended = await appendCalendarEvents(trx, {
       clock: deps.clock,
@@ -314,9 +299,13 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
         ...Object.fromEntries(ruleKeys.map((k) => [k, body.rules![k] ?? null])),
       };
       const effective = rulesOf(next, settingsOf(deps));
-      if (effective.min_stay > effective.max_stay) errors.add(body.rules!.max_stay !== undefined ? 'rules.max_stay' : 'rules.min_stay', 'min_stay must not exceed max_stay');
+      if (effective.min_stay > effective.max_stay)
+        errors.add(body.rules!.max_stay !== undefined ? 'rules.max_stay' : 'rules.min_stay', 'min_stay must not exceed max_stay');
       if (effective.min_advance_days > effective.max_advance_days) {
-        errors.add(body.rules!.max_advance_days !== undefined ? 'rules.max_advance_days' : 'rules.min_advance_days', 'min_advance_days must not exceed max_advance_days');
+        errors.add(
+          body.rules!.max_advance_days !== undefined ? 'rules.max_advance_days' : 'rules.min_advance_days',
+          'min_advance_days must not exceed max_advance_days',
+        );
       }
       errors.throwIfAny();
       await trx
@@ -326,7 +315,7 @@ export async function setRestrictions(deps: Deps, propertyId: number, body: Rest
         .execute();
     }
     if (window && perNight.length > 0) {
-      await setNights(trx, propertyId, window, Object.fromEntries(perNight.map((k) => [k, body[k]])));
+      setNights(trx, propertyId, window, Object.fromEntries(perNight.map((k) => [k, body[k]])));
     }
     const appended = await appendCalendarEvents(trx, {
       clock: deps.clock,
@@ -366,11 +355,11 @@ export async function setMealPlans(deps: Deps, propertyId: number, body: MealPla
   });
   return hostEdit(deps, propertyId, async (trx) => {
     errors.throwIfAny();
-    await trx.deleteFrom('meal_plans').where('property_id', '=', propertyId).execute();
+    trx.send(trx.deleteFrom('meal_plans').where('property_id', '=', propertyId));
     const rows = body
       .filter((p): p is MealPlanInput & { code: MealPlansTable['code'] } => p.code !== 'EP')
       .map((p) => ({ property_id: propertyId, code: p.code, adult_price: p.adult_price, child_price: p.child_price }));
-    if (rows.length > 0) await trx.insertInto('meal_plans').values(rows).execute();
+    if (rows.length > 0) trx.send(trx.insertInto('meal_plans').values(rows));
     const result = await ratesInputsResult(trx, propertyId);
     return { result, appended: await horizonRates(deps, trx, propertyId) };
   });
@@ -384,13 +373,13 @@ export async function setTax(deps: Deps, propertyId: number, body: { gst_applica
   }
   return hostEdit(deps, propertyId, async (trx) => {
     errors.throwIfAny();
-    await updateTaxFlags(trx, propertyId, body);
+    trx.send(updateTaxFlags(trx, propertyId, body));
     const result = await ratesInputsResult(trx, propertyId);
     return { result, appended: await horizonRates(deps, trx, propertyId) };
   });
 }
 
-function horizonRates(deps: Deps, trx: EventTransaction, propertyId: number): Promise<AppendResult> {
+function horizonRates(deps: Deps, trx: UnitOfWork, propertyId: number): Promise<AppendResult> {
   return appendCalendarEvents(trx, {
     clock: deps.clock,
     propertyId,

@@ -4,7 +4,7 @@ import type { CachedSnapshot } from './calendar.snapshot-cache.js';
 import { readSnapshot } from './calendar.snapshots.js';
 
 /**
- * After a write of a property's availability inputs commits (INPUTS_SIGNAL: sent by withEvents for
+ * After a write of a property's availability inputs commits (INPUTS_SIGNAL: sent by unitOfWork for
  * touchInputsVersionQuery in the writing process, and heard by the others through PostgreSQL when the
  * commit notifies them of events anyway, see listenForSignals), the availability snapshots this
  * process keeps of that property and that were read since they were built are rebuilt at once,

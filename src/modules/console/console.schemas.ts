@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../http/schemas.js';
+import { DateString, Nullable, Timestamp as TimestampString } from '../../http/schemas.js';
 
-const Timestamp = Type.String({ description: 'ISO-8601 with +05:30' });
+const Timestamp = TimestampString();
 const TimestampOrNull = Nullable(Timestamp);
 const Page = { minimum: 1, maximum: 1_000_000, default: 1, description: '1-based page' };
 const PerPage = { minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' };
@@ -73,7 +73,7 @@ export const EventRow = Type.Object({
   type: Type.String(),
   origin: Type.String(),
   property_id: Nullable(Type.Integer()),
-  window: Nullable(Type.Object({ from: Type.String(), to: Type.String() })),
+  window: Nullable(Type.Object({ from: DateString(), to: DateString() })),
   created_at: Timestamp,
   delivery: Type.Object({
     status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('skipped')]),

@@ -2,11 +2,12 @@ import { dataClock, type Clock } from '../../lib/clock.js';
 import { ulid } from '../../lib/ids.js';
 import { API_VERSION, type EventType } from '../../lib/contract.js';
 import { formatTimestamp, type DateWindow } from '../../lib/time.js';
-import { insertEvents, type AppendTarget, type EventRow } from './events.sql.js';
-import { noteAppended, type EventTransaction } from './events.unit.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { insertEventsQuery, writtenEvents, type AppendTarget, type EventRow } from './events.sql.js';
+import { notifyAtCommit } from './events.unit.js';
 
 export type { AppendTarget } from './events.sql.js';
-export { withEvents, type EventTransaction } from './events.unit.js';
+export { unitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
 
 /** One integration about to receive events, as the payload builder needs to see it. */
 export interface EventTarget {
@@ -44,6 +45,10 @@ export interface AppendOptions {
   targets: AppendTarget[];
 }
 
+/**
+ * What an append recorded. Its statements are sent ahead (UnitOfWork.send), so the maps fill as
+ * their answers arrive: complete once the unit of work has committed.
+ */
 export interface AppendResult {
   /** Events recorded per integration id. */
   recorded: Map<number, number>;
@@ -58,13 +63,15 @@ export interface AppendResult {
  * (or the one named), skipping disabled integrations. Sequences come from `integrations.last_sequence`
  * bumped under the integration's row lock, so they are gap-free and commit or roll back with the
  * write. Integrations are locked in id order so that concurrent writers cannot deadlock on them.
- * The transaction is withEvents' (see events.unit.ts), which wakes delivery once it has committed.
+ * The unit of work wakes delivery once it has committed (notifyAtCommit for other processes). Nothing reads the events'
+ * answers before the commit, so their statements are sent ahead and go out with the next read or
+ * the COMMIT.
  *
  * Callers hold the lock that serialises the writers of what the payloads carry (for a property:
  * its lock, lockProperty, or a stronger lock of its row) from before `build`
  * reads until the commit: the payloads are then never older than their sequences.
  */
-export async function appendEvents(trx: EventTransaction, options: AppendOptions): Promise<AppendResult> {
+export async function appendEvents(uow: UnitOfWork, options: AppendOptions): Promise<AppendResult> {
   const { targets } = options;
   const recorded = new Map<number, number>();
   const deliverable: number[] = [];
@@ -116,16 +123,25 @@ export async function appendEvents(trx: EventTransaction, options: AppendOptions
       for (const draft of drafts) added.set(draft.type, (added.get(draft.type) ?? 0) + 1);
       recorded.set(target.id, drafts.length);
       for (const [type, n] of added) types.set(type, (types.get(type) ?? 0) + n);
-      if (sends) deliverable.push(target.id);
-      noteAppended(trx, sends ? [target.id] : [], added);
+      if (sends) {
+        deliverable.push(target.id);
+        uow.wake(target.id);
+      }
+      uow.recorded(added);
     };
+    if (sends) notifyAtCommit(uow, target.id);
     const head = { integrationId: target.id, origin, propertyId: options.propertyId, createdAt: now };
+    // Each part writes nothing when the integration was disabled after the read above.
+    let unanswered = Math.ceil(rows.length / 500);
     let written = 0;
     for (let i = 0; i < rows.length; i += 500) {
-      written += await insertEvents(trx, head, rows.slice(i, i + 500));
-      if (written === 0) break; // disabled after the read above: records nothing
+      uow.send(insertEventsQuery(head, rows.slice(i, i + 500)), (result) => {
+        written += writtenEvents(result);
+        if (--unanswered === 0) record(written);
+      });
     }
-    record(written);
+    // The events, the integration's sequence and webhooks' undelivered count (insertEventsQuery).
+    uow.touched('events', 'integrations', 'webhook_delivery_state');
   }
   return { recorded, deliverable, types };
 }

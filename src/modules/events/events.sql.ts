@@ -65,17 +65,8 @@ export interface EventRow {
  * bind-parameter limit. Returns the rows written (0 when the integration was disabled meanwhile).
  * The pending ones are added to the integration's `undelivered` count in the same statement.
  */
-export async function insertEvents(
-  trx: Transaction<DB>,
-  target: EventsTarget,
-  rows: EventRow[],
-): Promise<number> {
-  return writtenEvents(await insertEventsQuery(target, rows).execute(trx));
-}
-
 /**
- * insertEvents' statement, for a caller that sends it with others (its result goes to
- * writtenEvents). Up to TEMPLATED_ROWS rows it is built once per number of rows
+ * The statement that appends one integration's events (its result goes to writtenEvents). Up to TEMPLATED_ROWS rows it is built once per number of rows
  * (db/statement-template.ts): a create writes two or three events per integration.
  */
 export function insertEventsQuery(target: EventsTarget, rows: EventRow[]): RawBuilder<{ n: number }> {
@@ -101,7 +92,12 @@ const eventsStatement = statementTemplate((v: unknown[], rowCount: string) =>
 
 /** insertEventsQuery built afresh (also what it keeps built per number of rows; exported for its test). */
 export function eventsInsert(target: EventsTarget, rows: EventRow[]): RawBuilder<{ n: number }> {
-  const values = sql.join(rows.map((r, n) => sql`(${sql.lit(n + 1)}::int, ${r.id}::text, ${r.type}::text, ${r.from}::date, ${r.to}::date, ${r.head}::text, ${r.tail}::text, ${r.status}::text)`));
+  const values = sql.join(
+    rows.map(
+      (r, n) =>
+        sql`(${sql.lit(n + 1)}::int, ${r.id}::text, ${r.type}::text, ${r.from}::date, ${r.to}::date, ${r.head}::text, ${r.tail}::text, ${r.status}::text)`,
+    ),
+  );
   return sql<{ n: number }>`
     with allocated as (
       ${allocateSequencesQuery(target.integrationId, rows.length)}
@@ -136,7 +132,10 @@ export async function retainedEventCount(db: Q): Promise<number> {
   const { rows } = await sql<{ n: number }>`select reltuples::float8 as n from pg_class where oid = 'events'::regclass`.execute(db);
   const estimate = Number(rows[0]?.n ?? -1);
   if (estimate >= EXACT_COUNT_BELOW) return Math.round(estimate);
-  const exact = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const exact = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(exact.n);
 }
 

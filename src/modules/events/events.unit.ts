@@ -1,16 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely, RawBuilder, Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { CommitStep, UnitOfWork } from '../../db/unit-of-work.js';
 import type { ListenerState, Subscription } from '../../db/listener.js';
 import type { Deps } from '../../deps.js';
 import type { IdSignal } from '../../signals.js';
 import { currentSchema, notifyEvents, notifyEventsQuery, notifySignalQuery } from './events.sql.js';
 
 /**
- * The unit of work of every event producer: a transaction that records events and, once it has
- * committed, wakes delivery for what it recorded. Producers write through `withEvents`; appendEvents
- * only accepts its transaction (an EventTransaction), so no write can record events and forget
- * to wake delivery.
+ * How event producers wake delivery, on top of the unit of work (src/db/unit-of-work.ts): appendEvents
+ * notes the integrations to wake (UnitOfWork.wake) and to notify (notifyAtCommit).
  *
  * Waking is twofold. This process's worker is told through `deps.signals` (`events`, integration
  * ids) right after the commit. Other processes sharing a PostgreSQL database are told by a
@@ -18,46 +15,6 @@ import { currentSchema, notifyEvents, notifyEventsQuery, notifySignalQuery } fro
  * it commits; each process with a delivery worker LISTENs (listenForEvents). The worker's periodic
  * scan remains as a slow safety net.
  */
-
-const APPENDED = Symbol('events appended');
-
-interface Appended {
-  /** Integrations with new events to send. */
-  deliverable: Set<number>;
-  /** Events recorded per kind (for /metrics, signalled as `recorded`). */
-  types: Map<string, number>;
-  /** Signals for this process once the transaction commits (signalAtCommit): the ids gathered per name. */
-  signals: Map<IdSignal, Set<number>>;
-  /** The names among them that other processes hear of too. */
-  shared: Set<IdSignal>;
-}
-
-/** A transaction opened by withEvents: appendEvents records into it what delivery must be woken for. */
-export type EventTransaction = Transaction<DB> & { readonly [APPENDED]: Appended };
-
-/** Called by appendEvents: what it recorded, announced once the transaction commits. */
-export function noteAppended(trx: EventTransaction, deliverable: Iterable<number>, types: ReadonlyMap<string, number>): void {
-  const appended = trx[APPENDED];
-  for (const id of deliverable) appended.deliverable.add(id);
-  for (const [type, n] of types) appended.types.set(type, (appended.types.get(type) ?? 0) + n);
-}
-
-/**
- * Tells this process's `deps.signals` listeners of `name` that `id` changed, once (and only if) the
- * transaction commits; calls on the same name gather their ids into one signal. With
- * `otherProcesses`, on PostgreSQL, the other processes listening for the name (listenForSignals)
- * hear it too, when the transaction notifies them of events to deliver anyway (see withEvents): a
- * notification per id, sent just before the commit. Outside an event transaction it does
- * nothing: only withEvents knows when its transaction has committed.
- */
-export function signalAtCommit(trx: Kysely<DB>, name: IdSignal, id: number, options: { otherProcesses?: boolean } = {}): void {
-  const appended = (trx as unknown as Partial<EventTransaction>)[APPENDED];
-  if (!appended) return;
-  let ids = appended.signals.get(name);
-  if (!ids) appended.signals.set(name, (ids = new Set()));
-  ids.add(id);
-  if (options.otherProcesses) appended.shared.add(name);
-}
 
 /**
  * Identifies a process (its `deps.signals`) in its own notifications, so that its listener skips
@@ -71,35 +28,38 @@ function tagOf(signals: object): string {
   return tag;
 }
 
+/** Per unit of work, the integrations other processes are to be told of at its commit. */
+const toNotify = new WeakMap<UnitOfWork, Set<number>>();
+
 /**
- * Runs `work` in one transaction as an event producer. After the commit, delivery is woken for every
- * integration that got an event to send; a rollback wakes nothing.
+ * Tells other processes, on PostgreSQL, that the integration has events to send once the unit of
+ * work commits. Called as its events are sent, before their answer: one disabled meanwhile is
+ * notified for nothing (this process's own wake, UnitOfWork.wake, waits for the answer).
  */
-export async function withEvents<T>(deps: Pick<Deps, 'db' | 'signals' | 'engine' | 'state'>, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
-  const appended: Appended = { deliverable: new Set(), types: new Map(), signals: new Map(), shared: new Set() };
-  const { deliverable } = appended;
-  const result = await deps.db.transaction().execute(async (trx) => {
-    Object.defineProperty(trx, APPENDED, { value: appended, enumerable: false });
-    const out = await work(trx as EventTransaction);
-    // Inside the transaction, so PostgreSQL delivers the notifications exactly when it commits
-    // (this process's listener skips its own tag).
-    if (deps.engine === 'postgres' && deliverable.size > 0) {
-      const notify: RawBuilder<unknown>[] = [notifyEventsQuery([...deliverable], tagOf(deps.signals))];
-      // Shared signals ride only on a commit that notifies anyway: notifying transactions commit
-      // one at a time (one database-wide lock), 20 clients measured 3,100–3,500 one-row commits a
-      // second without a pg_notify and 2,100–2,500 with one.
-      for (const name of appended.shared) notify.push(notifySignalQuery(name, [...appended.signals.get(name)!], tagOf(deps.signals)));
-      for (const statement of notify) await statement.execute(trx);
-    }
-    return out;
-  });
-  // Events move the integrations' sequences and undelivered counts (GET /me shows both).
-  if (appended.types.size > 0) deps.state.changes.wrote(['events', 'integrations', 'webhook_delivery_state']);
-  if (appended.types.size > 0) deps.signals.emit('recorded', appended.types);
-  if (deliverable.size > 0) deps.signals.emit('events', [...deliverable]);
-  for (const [name, ids] of appended.signals) deps.signals.emit(name, [...ids]);
-  return result;
+export function notifyAtCommit(uow: UnitOfWork, integrationId: number): void {
+  let ids = toNotify.get(uow);
+  if (!ids) {
+    toNotify.set(uow, (ids = new Set()));
+    uow.beforeCommit(sendNotifications);
+  }
+  ids.add(integrationId);
 }
+
+/**
+ * The unit of work's last step when it recorded events: the notifications, inside the transaction
+ * so that PostgreSQL delivers them exactly when it commits (this process's listener skips its own
+ * tag), sent ahead so that they go out with the COMMIT.
+ */
+const sendNotifications: CommitStep = (uow, deps) => {
+  const ids = toNotify.get(uow);
+  if (deps.engine !== 'postgres' || !ids || ids.size === 0) return;
+  uow.send(notifyEventsQuery([...ids], tagOf(deps.signals)));
+  // Shared signals ride only on a commit that notifies anyway: notifying transactions commit
+  // one at a time (one database-wide lock), 20 clients measured 3,100–3,500 one-row commits a
+  // second without a pg_notify and 2,100–2,500 with one.
+  const { shared, signals } = uow.effects;
+  for (const name of shared) uow.send(notifySignalQuery(name, [...signals.get(name)!], tagOf(deps.signals)));
+};
 
 /**
  * Wakes delivery for integrations whose sending changed outside an event write (a webhook URL
@@ -124,7 +84,7 @@ export function notifiedId(payload: string, signals: object): number | null {
   return Number.isInteger(n) && n > 0 ? n : null;
 }
 
-/** The channel of a signal shared with other processes (signalAtCommit's `otherProcesses`), per schema as eventsChannel. */
+/** The channel of a signal shared with other processes (UnitOfWork.signal's `otherProcesses`), per schema as eventsChannel. */
 export function signalChannel(name: string, schema: string): string {
   return `doorloom_${name}_${schema}`.slice(0, 63);
 }

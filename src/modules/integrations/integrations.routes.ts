@@ -10,7 +10,11 @@ import { createBrand, getBrand, updateBrand, rotateApiKey, rotateWebhookSecret, 
 import { registerStaffTokenRoutes } from './staff-tokens.routes.js';
 
 /** An answer carrying a credential must not be kept by any cache on the way. */
-export const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
+/** A success that shows a secret once, with `Cache-Control: no-store` (a refusal holds no secret and says nothing of caching). */
+export const sendSecret = async <T>(reply: FastifyReply, status: number, message: string, secret: Promise<T>) => {
+  const data = await secret;
+  return sendData(reply.header('cache-control', 'no-store'), status, message, data);
+};
 
 /** Staff management of brands, integrations, credentials, staff tokens and the test clock. */
 export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Deps): void {
@@ -45,13 +49,13 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
   staff.post<{ Params: Static<typeof IdParams> }>(
     '/integrations/:id/api-key/rotate',
     { schema: { summary: 'Issue a new API key; the previous one stops at once', tags, params: IdParams, response: { 200: envelope(Type.Object({ api_key: Type.String() })), ...errorResponses(401, 403, 404) } } },
-    async (request, reply) => sendData(noStore(reply), 200, 'API key rotated.', await rotateApiKey(deps, parseId(request.params.id, 'integration'))),
+    async (request, reply) => sendSecret(reply, 200, 'API key rotated.', rotateApiKey(deps, parseId(request.params.id, 'integration'))),
   );
 
   staff.post<{ Params: Static<typeof IdParams> }>(
     '/integrations/:id/webhook-secret/rotate',
     { schema: { summary: 'Issue a new webhook secret; the previous one verifies for 24 hours more', tags, params: IdParams, response: { 200: envelope(Type.Object({ webhook_secret: Type.String() })), ...errorResponses(401, 403, 404) } } },
     async (request, reply) =>
-      sendData(noStore(reply), 200, 'Webhook secret rotated.', await rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
+      sendSecret(reply, 200, 'Webhook secret rotated.', rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
   );
 }

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../lib/contract.js';
 
-import { Nullable } from '../../http/schemas.js';
-const TimestampOrNull = Type.Union([Type.String({ description: 'ISO-8601 with +05:30' }), Type.Null()]);
+import { Nullable, Timestamp } from '../../http/schemas.js';
+const TimestampOrNull = Type.Union([Timestamp(), Type.Null()]);
 
 export const Brand = Type.Object({
   id: Type.Integer(),
@@ -97,9 +97,9 @@ export const StaffTokenView = Type.Object({
   name: Type.String(),
   kind: Type.Union([Type.Literal('bootstrap'), Type.Literal('named')], { description: 'bootstrap: STAFF_TOKEN or the token generated at the first start; named: minted through this API' }),
   scope: StaffScope,
-  created_at: Type.String({ description: 'ISO-8601 with +05:30' }),
-  last_used_at: Type.Union([Type.String({ description: 'ISO-8601 with +05:30; recorded at most once a minute' }), Type.Null()]),
-  expires_at: Type.Union([Type.String({ description: 'ISO-8601 with +05:30; the token authenticates no more from then on' }), Type.Null()]),
+  created_at: Timestamp(),
+  last_used_at: Type.Union([Timestamp('ISO-8601 with +05:30; recorded at most once a minute'), Type.Null()]),
+  expires_at: Type.Union([Timestamp('ISO-8601 with +05:30; the token authenticates no more from then on'), Type.Null()]),
   revoked_at: TimestampOrNull,
 });
 

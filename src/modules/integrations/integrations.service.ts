@@ -8,9 +8,20 @@ import { fail, notFound, validationFailed } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { LEGACY_VERSION, sha256Hex } from '../../lib/secrets.js';
 import { EVENT_TYPES } from '../../lib/contract.js';
-import { findBrand, advanceBrandOffset, brandIntegrationIds, lockLegacySealedSecrets, newestSealedSecret, nextIntegrationId, selectBrandOffsets, setSealedSecrets, slugExists } from './integrations.sql.js';
+import {
+  findBrand,
+  advanceBrandOffset,
+  brandIntegrationIds,
+  lockLegacySealedSecrets,
+  newestSealedSecret,
+  nextIntegrationId,
+  selectBrandOffsets,
+  setSealedSecrets,
+  slugExists,
+} from './integrations.sql.js';
 import { requireAdmin, type StaffIdentity } from './staff-tokens.service.js';
 import type { Clock } from '../../lib/clock.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -22,7 +33,7 @@ function brandView(row: { id: number; name: string; plan_active: boolean; sandbo
   return { id: row.id, name: row.name, plan: { active: row.plan_active }, sandbox: row.sandbox };
 }
 
-const SANDBOX_FLAG = 'create a sandbox brand or change a brand\'s sandbox flag';
+const SANDBOX_FLAG = "create a sandbox brand or change a brand's sandbox flag";
 
 /**
  * A sandbox brand's integrations act as its host (bookings, cancellations, archives), so only an
@@ -155,7 +166,9 @@ export async function reloadBrandClocks(deps: Pick<Deps, 'db' | 'clock'>): Promi
   const offsets = await selectBrandOffsets(deps.db);
   // Offsets only grow, so a change is a brand that moved or an integration new to a moved brand.
   const changed = offsets.some(
-    (o) => deps.clock.brandOffsetSeconds(o.brandId) !== o.offsetSeconds || o.integrationIds.some((id) => deps.clock.ofIntegration(id) !== deps.clock.ofBrand(o.brandId)),
+    (o) =>
+      deps.clock.brandOffsetSeconds(o.brandId) !== o.offsetSeconds ||
+      o.integrationIds.some((id) => deps.clock.ofIntegration(id) !== deps.clock.ofBrand(o.brandId)),
   );
   deps.clock.setBrandOffsets(offsets);
   return changed;
@@ -169,7 +182,7 @@ export async function advanceBrandClock(deps: Deps, brandId: number, seconds: nu
   await advanceBrandOffset(deps.db, brandId, seconds);
   await reloadBrandClocks(deps);
   deps.signals.emit('clock');
-  return { clock: deps.clock.ofBrand(brandId), integrationIds: (await brandIntegrationIds(deps.db, brandId)) };
+  return { clock: deps.clock.ofBrand(brandId), integrationIds: await brandIntegrationIds(deps.db, brandId) };
 }
 
 export interface UpdateIntegrationInput {
@@ -180,7 +193,8 @@ export interface UpdateIntegrationInput {
 }
 
 /** Writes the fields of `input` that are set (a status only when disabling: re-enabling is delivery's resume). */
-export async function updateIntegrationRow(trx: Transaction<DB>, integrationId: number, input: UpdateIntegrationInput, now: Date): Promise<void> {
+/** Sent ahead in the caller's unit of work. */
+export function updateIntegrationRow(uow: UnitOfWork, integrationId: number, input: UpdateIntegrationInput, now: Date): void {
   const changes: Partial<Record<keyof IntegrationRow, unknown>> = { updated_at: now };
   if (input.name !== undefined) changes.name = input.name;
   if (input.horizon_days !== undefined) changes.horizon_days = input.horizon_days;
@@ -188,7 +202,13 @@ export async function updateIntegrationRow(trx: Transaction<DB>, integrationId: 
   if (input.webhook?.event_types !== undefined) changes.webhook_event_types = input.webhook.event_types;
   if (input.webhook?.timeout_seconds !== undefined) changes.webhook_timeout_seconds = input.webhook.timeout_seconds;
   if (input.status === 'disabled') changes.status = 'disabled';
-  await trx.updateTable('integrations').set(changes as never).where('id', '=', integrationId).execute();
+  uow.send(
+    uow
+      .updateTable('integrations')
+      .set(changes as never)
+      .where('id', '=', integrationId),
+  );
+  uow.touched('integrations');
 }
 
 export async function rotateApiKey(deps: Deps, integrationId: number) {
@@ -274,7 +294,12 @@ export async function resealWebhookSecrets(deps: Pick<Deps, 'db' | 'secrets'>): 
       return deps.secrets.encrypt(plain, id);
     };
     for (const row of rows) {
-      await setSealedSecrets(trx, row.id, reseal(row.webhook_secret_enc, row.id), row.webhook_secret_prev_enc === null ? null : reseal(row.webhook_secret_prev_enc, row.id));
+      await setSealedSecrets(
+        trx,
+        row.id,
+        reseal(row.webhook_secret_enc, row.id),
+        row.webhook_secret_prev_enc === null ? null : reseal(row.webhook_secret_prev_enc, row.id),
+      );
     }
     return rows.length;
   });

@@ -1,6 +1,7 @@
 import type { BrandOffset } from '../../lib/clock.js';
 import { sql, type AliasableExpression, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -224,8 +225,15 @@ export async function loadIntegrationWithFigures(db: Q, sources: FigureSources, 
  * The integration's status, moved only from one of `from` (false when it was not in one of them):
  * the webhooks module pauses and resumes delivery through it.
  */
-export async function setIntegrationStatus(db: Q, integrationId: number, to: 'active' | 'paused', from: Array<'active' | 'paused' | 'disabled'>, at: Date) {
-  const row = await db
+export async function setIntegrationStatus(
+  uow: UnitOfWork,
+  integrationId: number,
+  to: 'active' | 'paused',
+  from: Array<'active' | 'paused' | 'disabled'>,
+  at: Date,
+) {
+  uow.touched('integrations');
+  const row = await uow
     .updateTable('integrations')
     .set({ status: to, updated_at: at })
     .where('id', '=', integrationId)

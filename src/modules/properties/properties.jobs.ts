@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { appendEvents, withEvents } from '../events/events.log.js';
+import { appendEvents, unitOfWork } from '../events/events.log.js';
 import { brandIdsWithPlan } from '../integrations/integrations.sql.js';
 import { propertyEventDraft } from './properties.payloads.js';
 import { selectAppendTargets } from './properties.sql.js';
@@ -36,7 +36,7 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
   let reactivated = 0;
   for (const { id } of candidates) {
     // One transaction per property: the flip and its events commit together.
-    await withEvents(deps, async (trx) => {
+    await unitOfWork(deps, async (trx) => {
       const flipped = await trx
         .updateTable('properties')
         .set({ status: 'active', updated_at: now })
@@ -48,7 +48,8 @@ export async function runInactiveSweep(deps: Deps): Promise<{ deactivated: numbe
       reactivated += 1;
       await appendEvents(trx, {
         clock: deps.clock,
-        propertyId: id, targets: await selectAppendTargets(trx, id),
+        propertyId: id,
+        targets: await selectAppendTargets(trx, id),
         actorIntegrationId: null,
         build: async (target) => [await propertyEventDraft(trx, id, target)],
       });

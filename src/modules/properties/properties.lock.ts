@@ -1,6 +1,6 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { signalAtCommit } from '../events/events.unit.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { PropertyStatus } from './properties.schemas.js';
 
 /**
@@ -39,7 +39,11 @@ export type { PropertyLock };
  */
 export async function lockProperty(trx: Transaction<DB>, property: number | RawBuilder<number | null>): Promise<PropertyLock | null> {
   const id = typeof property === 'number' ? sql`${property}::int` : sql`(${property})`;
-  const { rows } = await sql<{ id: number; status: PropertyStatus; brand_id: number }>`select id, status, brand_id from properties where id = ${id} for no key update`.execute(trx);
+  const { rows } = await sql<{
+    id: number;
+    status: PropertyStatus;
+    brand_id: number;
+  }>`select id, status, brand_id from properties where id = ${id} for no key update`.execute(trx);
   return rows[0] ? new PropertyLock(rows[0].id, rows[0].status, rows[0].brand_id) : null;
 }
 
@@ -55,19 +59,20 @@ export const INPUTS_SIGNAL = 'calendar' as const;
  * units, unit aliases, and the calendar's unit blocks, holds and nights' blocks and caps. Every
  * writer of them runs it in the writing transaction, holding the property's lock: a snapshot cached
  * at the old version is then never served once the write is visible, in this process or any
- * other. The statement, to run alone or as a CTE of a writer's (`trx`, the writer's transaction:
+ * other. The statement, to run alone or as a CTE of a writer's (`uow`, the writer's unit of work:
  * once it commits, this process, and on PostgreSQL the others when the commit notifies them, hear
  * INPUTS_SIGNAL for the property; see calendar.snapshot-refresh.ts).
  */
-export function touchInputsVersionQuery(trx: Kysely<DB>, lock: PropertyLock): RawBuilder<unknown> {
+export function touchInputsVersionQuery(uow: UnitOfWork, lock: PropertyLock): RawBuilder<unknown> {
   const { propertyId } = lock;
-  signalAtCommit(trx, INPUTS_SIGNAL, propertyId, { otherProcesses: true });
+  uow.signal(INPUTS_SIGNAL, propertyId, { otherProcesses: true });
   return sql`insert into calendar_versions (property_id, version) values (${propertyId}, nextval('calendar_version_seq'))
     on conflict (property_id) do update set version = excluded.version`;
 }
 
-export async function touchInputsVersion(trx: Transaction<DB>, lock: PropertyLock): Promise<void> {
-  await touchInputsVersionQuery(trx, lock).execute(trx);
+/** touchInputsVersionQuery alone, sent ahead: nothing waits for its answer. */
+export function touchInputsVersion(uow: UnitOfWork, lock: PropertyLock): void {
+  uow.send(touchInputsVersionQuery(uow, lock));
 }
 
 /** The property's inputs version as text (null before its first touch), a scalar subquery of `propertyId` (an SQL expression). */

@@ -4,8 +4,8 @@ import type { Deps } from '../../deps.js';
 import { sendData } from '../../http/envelope.js';
 import { idempotent } from '../../http/idempotency.js';
 import { idsBeforeBody, parseId } from '../../http/params.js';
-import { envelope, errorResponses } from '../../http/schemas.js';
-import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
+import { envelope, errorResponses, IdempotencyKeyHeaders } from '../../http/schemas.js';
+import { absentBodyIsEmpty, bodyRequired, bodyValidation } from '../../http/validation.js';
 import { bulkCreateRules, bulkUpdateEntryRules, bulkUpdateRules, createRules, hostUpdateRules, updateRules } from './properties.input.js';
 import {
   BulkCreateBody,
@@ -89,7 +89,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps, calenda
       schema: {
         summary: 'Create a property (requires Idempotency-Key)',
         tags,
-        headers: Type.Object({ 'idempotency-key': Type.String({ minLength: 8, maxLength: 128 }) }),
+        headers: IdempotencyKeyHeaders,
         body: CreatePropertyBody,
         response: { 201: envelope(PropertyBlock), ...errorResponses(401, 403, 409, 422, 429) },
       },
@@ -105,7 +105,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps, calenda
       schema: {
         summary: 'Create up to 25 properties (requires Idempotency-Key)',
         tags,
-        headers: Type.Object({ 'idempotency-key': Type.String({ minLength: 8, maxLength: 128 }) }),
+        headers: IdempotencyKeyHeaders,
         body: BulkCreateBody,
         response: { 201: envelope(BulkResult), 200: envelope(BulkResult), ...errorResponses(401, 403, 409, 422, 429) },
       },
@@ -148,7 +148,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps, calenda
   api.put<{ Params: Static<typeof PropertyParams>; Body: UpdatePropertyInput }>(
     '/properties/:property',
     {
-      preValidation: absentBodyIsEmpty(),
+      preValidation: bodyRequired,
       validatorCompiler: updateBody,
       schema: {
         summary: 'Update a property (present groups applied, absent ones untouched)',
@@ -195,7 +195,7 @@ export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps, 
   staff.patch<{ Params: Static<typeof IdParams>; Body: HostUpdatePropertyInput }>(
     '/properties/:id',
     {
-      preValidation: [idsBeforeBody({ id: 'property' }), absentBodyIsEmpty()],
+      preValidation: [idsBeforeBody({ id: 'property' }), bodyRequired],
       validatorCompiler: bodyValidation({ rules: hostUpdateRules }),
       schema: {
         summary: 'Host edits a property (address, occupancy, prices, …)',

@@ -1,5 +1,5 @@
 import { Optional, Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Nullable } from '../../http/schemas.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
 
 /**
  * The property input groups (contract: "Property input groups") and the Property block. The input
@@ -251,8 +251,8 @@ export const PropertyDetail = Type.Composite([
       is_veg: Type.Boolean(),
       is_smoking_in_rooms: Type.Boolean(),
     }),
-    created_at: Type.String(),
-    updated_at: Type.String(),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
   }),
 ]);
 
@@ -288,7 +288,7 @@ export const BulkResult = Type.Object({
 export const StaffPropertyView = Type.Object({
   ...Type.Omit(PropertyDetail, ['external_id', 'coverage', 'units']).properties,
   brand_id: Type.Integer(),
-  archived_at: Nullable(Type.String()),
+  archived_at: Nullable(Timestamp()),
   units: Type.Array(
     Type.Object({
       inventory_id: Type.Integer(),

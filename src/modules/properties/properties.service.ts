@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
 import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
-import { appendEvents, withEvents, type EventDraft, type EventTransaction } from '../events/events.log.js';
+import { appendEvents, unitOfWork, type EventDraft, type UnitOfWork } from '../events/events.log.js';
 import { findBrand, findIntegration, selectLastSequence } from '../integrations/integrations.sql.js';
 import { createColumns, updateColumns } from './properties.input.js';
 import { lockProperty, touchInputsVersion, type PropertyLock } from './properties.lock.js';
@@ -61,23 +61,21 @@ export function externalIdExists(externalId: string, holderId: number): AppError
   });
 }
 
-const archivedError = () =>
-  fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and can no longer be changed through the API.');
+const archivedError = () => fail('PROPERTY_ARCHIVED', 'This property has been archived by the host and can no longer be changed through the API.');
 
 /**
  * A write transaction. Pre-checks (external ids, aliases) read before writing; when a concurrent
  * writer wins the race in between, the unique index refuses our insert, and one re-run lets the
  * pre-checks answer with the proper 409 or 422 instead of a 500.
  */
-async function writeTransaction<T>(deps: Deps, work: (trx: EventTransaction) => Promise<T>): Promise<T> {
+async function writeTransaction<T>(deps: Deps, work: (trx: UnitOfWork) => Promise<T>): Promise<T> {
   try {
-    return await withEvents(deps, work);
+    return await unitOfWork(deps, work);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return withEvents(deps, work);
+    return unitOfWork(deps, work);
   }
 }
-
 
 /** The lock of a property this transaction inserted (its own row, so it is granted at once). */
 async function lockNewProperty(trx: Transaction<DB>, propertyId: number): Promise<PropertyLock> {
@@ -133,24 +131,22 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
     });
     const units = await insertUnits(trx, newUnitRows(row.id, unitInputs, now));
     // Covered at once, whatever any auto-enrol setting says (rule 7).
-    await trx
-      .insertInto('coverage')
-      .values({ integration_id: actor.integrationId, property_id: row.id, external_id: externalId, created_at: now })
-      .execute();
+    trx.send(trx.insertInto('coverage').values({ integration_id: actor.integrationId, property_id: row.id, external_id: externalId, created_at: now }));
+    trx.touched('coverage');
     const aliases = unitInputs.flatMap((u, i) => (typeof u.external_id === 'string' ? [{ unitId: units[i].id, externalId: u.external_id }] : []));
-    await insertAliases(trx, actor.integrationId, aliases);
-    await touchInputsVersion(trx, await lockNewProperty(trx, row.id));
+    insertAliases(trx, actor.integrationId, aliases);
+    touchInputsVersion(trx, await lockNewProperty(trx, row.id));
 
     const state: PropertyState = { row, units, aliases: new Map(aliases.map((a) => [a.unitId, a.externalId])), externalId };
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId: row.id, targets: await selectAppendTargets(trx, row.id),
+      propertyId: row.id,
+      targets: await selectAppendTargets(trx, row.id),
       actorIntegrationId: actor.integrationId,
       build: (target) => initialEventDrafts(trx, row.id, target, today, calendar, target.integrationId === actor.integrationId ? state : undefined),
     });
     return { block: propertyBlock(state), appended };
   });
-  deps.state.changes.wrote(['coverage']);
   return block;
 }
 
@@ -158,7 +154,15 @@ export async function createChecked(deps: Deps, actor: Actor, input: CreatePrope
 async function refuseHeldAliases(trx: Transaction<DB>, integrationId: number, units: Array<{ external_id?: string | null }>) {
   const sent = units.map((u, i) => [i, u.external_id] as const).filter((x): x is readonly [number, string] => typeof x[1] === 'string');
   if (sent.length === 0) return;
-  const held = new Set((await selectAliasHolders(trx, integrationId, sent.map((x) => x[1]))).map((h) => h.external_id));
+  const held = new Set(
+    (
+      await selectAliasHolders(
+        trx,
+        integrationId,
+        sent.map((x) => x[1]),
+      )
+    ).map((h) => h.external_id),
+  );
   const errors = new FieldErrorCollector();
   for (const [i, alias] of sent) if (held.has(alias)) errors.add(`units.${i}.external_id`, 'is already mapped to another unit');
   errors.throwIfAny();
@@ -206,12 +210,10 @@ export async function updateChecked(
         if (holder && holder.property_id !== covered.id) throw externalIdExists(input.external_id, holder.property_id);
       }
       externalId = input.external_id;
-      await trx
-        .updateTable('coverage')
-        .set({ external_id: externalId })
-        .where('integration_id', '=', actor.integrationId)
-        .where('property_id', '=', covered.id)
-        .execute();
+      trx.send(
+        trx.updateTable('coverage').set({ external_id: externalId }).where('integration_id', '=', actor.integrationId).where('property_id', '=', covered.id),
+      );
+      trx.touched('coverage');
     }
 
     const before = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
@@ -219,11 +221,17 @@ export async function updateChecked(
     const { set, pricesChanged, errors } = updateColumns(input, before.row);
     errors.throwIfAny();
     const units = input.units ? await mergeUnits(trx, lock, actor.integrationId, before, input.units, now) : null;
-    await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', covered.id).execute();
+    trx.send(
+      trx
+        .updateTable('properties')
+        .set({ ...set, updated_at: now })
+        .where('id', '=', covered.id),
+    );
 
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId: covered.id, targets: await selectAppendTargets(trx, covered.id),
+      propertyId: covered.id,
+      targets: await selectAppendTargets(trx, covered.id),
       actorIntegrationId: actor.integrationId,
       build: (target) =>
         changeDrafts(trx, covered.id, target, today, calendar, {
@@ -236,7 +244,6 @@ export async function updateChecked(
     const after = await loadPropertyState(trx, actor.integrationId, covered.id, externalId);
     return { block: propertyBlock(after!), appended };
   });
-  if (remap) deps.state.changes.wrote(['coverage']);
   return block;
 }
 
@@ -325,7 +332,7 @@ export async function staffPropertyView(deps: Deps, propertyId: number): Promise
  */
 export async function hostCreateProperty(deps: Deps, brandId: number, input: CreatePropertyInput) {
   const now = deps.clock.now();
-  const id = await deps.db.transaction().execute(async (trx) => {
+  const id = await unitOfWork(deps, async (trx) => {
     if (!(await findBrand(trx, brandId))) throw notFound('No such brand.');
     const row = await insertProperty(trx, {
       ...createColumns(input),
@@ -337,7 +344,7 @@ export async function hostCreateProperty(deps: Deps, brandId: number, input: Cre
     });
     // Omitted: one default unit named after the property (decisions §5).
     await insertUnits(trx, newUnitRows(row.id, input.units ?? [{ name: input.name }], now));
-    await touchInputsVersion(trx, await lockNewProperty(trx, row.id));
+    touchInputsVersion(trx, await lockNewProperty(trx, row.id));
     return row.id;
   });
   return staffPropertyView(deps, id);
@@ -346,7 +353,7 @@ export async function hostCreateProperty(deps: Deps, brandId: number, input: Cre
 /** Records `build`'s events for every integration covering the property (a host change: origin doorloom). */
 async function recordHostChange(
   deps: Deps,
-  trx: EventTransaction,
+  trx: UnitOfWork,
   propertyId: number,
   build: (target: Parameters<typeof initialEventDrafts>[2]) => Promise<EventDraft[]>,
 ) {
@@ -360,14 +367,18 @@ async function recordHostChange(
 export async function hostUpdateProperty(deps: Deps, propertyId: number, input: HostUpdatePropertyInput, calendar: CalendarDrafts) {
   const now = deps.clock.now();
   const today = kolkataDate(now);
-  await withEvents(deps, async (trx) => {
+  await unitOfWork(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     const row = lock && (await trx.selectFrom('properties').selectAll().where('id', '=', propertyId).executeTakeFirst());
     if (!row) throw notFound('No such property.');
     const { units: _ignored, external_id: _mapping, ...groups } = input as UpdatePropertyInput;
     const { set, pricesChanged, errors } = updateColumns(groups, row);
     errors.throwIfAny();
-    await trx.updateTable('properties').set({ ...set, updated_at: now }).where('id', '=', propertyId).execute();
+    await trx
+      .updateTable('properties')
+      .set({ ...set, updated_at: now })
+      .where('id', '=', propertyId)
+      .execute();
     return recordHostChange(deps, trx, propertyId, (target) =>
       changeDrafts(trx, propertyId, target, today, calendar, { inventory: false, retired: [], availability: false, rates: pricesChanged }),
     );
@@ -382,12 +393,14 @@ export async function hostUpdateProperty(deps: Deps, propertyId: number, input: 
  */
 export async function archiveProperty(deps: Deps, propertyId: number) {
   const now = deps.clock.now();
-  await withEvents(deps, async (trx) => {
+  await unitOfWork(deps, async (trx) => {
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('No such property.');
     if (lock.status === 'archived') return undefined;
     await trx.updateTable('properties').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', propertyId).execute();
-    return recordHostChange(deps, trx, propertyId, async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)]);
+    return recordHostChange(deps, trx, propertyId, async (target) => [
+      propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!),
+    ]);
   });
   return staffPropertyView(deps, propertyId);
 }
@@ -419,33 +432,28 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
     const existing = await selectCoverage(trx, integrationId, propertyId);
     if (existing) {
       if (externalId === undefined || externalId === existing.external_id) return { created: false, appended: undefined };
-      await trx
-        .updateTable('coverage')
-        .set({ external_id: externalId })
-        .where('integration_id', '=', integrationId)
-        .where('property_id', '=', propertyId)
-        .execute();
+      trx.send(trx.updateTable('coverage').set({ external_id: externalId }).where('integration_id', '=', integrationId).where('property_id', '=', propertyId));
+      trx.touched('coverage');
       const appended = await appendEvents(trx, {
         clock: deps.clock,
-        propertyId, targets: await selectAppendTargets(trx, propertyId, integrationId),
+        propertyId,
+        targets: await selectAppendTargets(trx, propertyId, integrationId),
         actorIntegrationId: null,
         build: async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)],
       });
       return { created: false, appended };
     }
-    await trx
-      .insertInto('coverage')
-      .values({ integration_id: integrationId, property_id: propertyId, external_id: externalId ?? null, created_at: now })
-      .execute();
+    trx.send(trx.insertInto('coverage').values({ integration_id: integrationId, property_id: propertyId, external_id: externalId ?? null, created_at: now }));
+    trx.touched('coverage');
     const appended = await appendEvents(trx, {
       clock: deps.clock,
-      propertyId, targets: await selectAppendTargets(trx, propertyId, integrationId),
+      propertyId,
+      targets: await selectAppendTargets(trx, propertyId, integrationId),
       actorIntegrationId: null,
       build: (target) => initialEventDrafts(trx, propertyId, target, today, calendar),
     });
     return { created: true, appended };
   });
-  deps.state.changes.wrote(['coverage']);
   const coverage = await selectCoverage(deps.db, integrationId, propertyId);
   return { created, data: { integration_id: integrationId, property_id: propertyId, external_id: coverage?.external_id ?? null, coverage: 'active' } };
 }
@@ -456,7 +464,7 @@ export async function coverProperty(deps: Deps, integrationId: number, propertyI
  * (the property's external_id and its unit aliases), so those ids are free again.
  */
 export async function uncoverProperty(deps: Deps, integrationId: number, propertyId: number) {
-  await deps.db.transaction().execute(async (trx) => {
+  await unitOfWork(deps, async (trx) => {
     // The property's lock first, as every writer of its coverage and inputs version.
     const lock = await lockProperty(trx, propertyId);
     if (!lock) throw notFound('This integration does not cover that property.');
@@ -468,14 +476,14 @@ export async function uncoverProperty(deps: Deps, integrationId: number, propert
       .executeTakeFirst();
     if (!removed) throw notFound('This integration does not cover that property.');
     const units = await selectUnits(trx, [propertyId]);
-    await deleteAliases(
+    deleteAliases(
       trx,
       integrationId,
       units.map((u) => u.id),
     );
     // The aliases were in this integration's availability snapshots.
-    await touchInputsVersion(trx, lock);
+    touchInputsVersion(trx, lock);
+    trx.touched('coverage');
   });
-  deps.state.changes.wrote(['coverage']);
   return { integration_id: integrationId, property_id: propertyId, coverage: 'removed' };
 }

@@ -5,6 +5,7 @@ import { appendTargetsSource } from '../integrations/integrations.sql.js';
 import { PRICE_COLUMNS } from './properties.input.js';
 import type { CoveredProperty } from './properties.resolve.js';
 import type { PropertiesTable, UnitsTable } from './properties.tables.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -23,14 +24,7 @@ export function selectPropertiesByIds(db: Q, ids: number[]): Promise<PropertyRow
 /** Units of the given properties in their order (position, then id). */
 export function selectUnits(db: Q, propertyIds: number[]): Promise<UnitRow[]> {
   if (propertyIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('units')
-    .selectAll()
-    .where('property_id', 'in', propertyIds)
-    .orderBy('property_id')
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('units').selectAll().where('property_id', 'in', propertyIds).orderBy('property_id').orderBy('position').orderBy('id').execute();
 }
 
 /** An integration's aliases (external_unit_id) of the units of the given properties: unit id → alias. */
@@ -69,12 +63,7 @@ export function selectCoverageByExternalId(db: Q, integrationId: number, externa
 }
 
 export function selectCoverage(db: Q, integrationId: number, propertyId: number) {
-  return db
-    .selectFrom('coverage')
-    .selectAll()
-    .where('integration_id', '=', integrationId)
-    .where('property_id', '=', propertyId)
-    .executeTakeFirst();
+  return db.selectFrom('coverage').selectAll().where('integration_id', '=', integrationId).where('property_id', '=', propertyId).executeTakeFirst();
 }
 
 /** Ids of the properties the integration covers, ascending; with `among`, only those of them. */
@@ -121,10 +110,7 @@ export async function selectCoveredPage(
   integrationId: number,
   options: { status?: string; limit: number; offset: number },
 ): Promise<{ rows: Array<{ id: number; external_id: string | null }>; total: number }> {
-  let base = db
-    .selectFrom('coverage as c')
-    .innerJoin('properties as p', 'p.id', 'c.property_id')
-    .where('c.integration_id', '=', integrationId);
+  let base = db.selectFrom('coverage as c').innerJoin('properties as p', 'p.id', 'c.property_id').where('c.integration_id', '=', integrationId);
   if (options.status) base = base.where('p.status', '=', options.status as PropertyRow['status']);
   const rows = await base.select(['p.id', 'c.external_id']).orderBy('p.id').limit(options.limit).offset(options.offset).execute();
   const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -141,17 +127,16 @@ export async function insertUnits(db: Q, values: Array<Insertable<UnitsTable>>):
   return rows.sort((a, b) => a.position - b.position || a.id - b.id);
 }
 
-export async function insertAliases(db: Q, integrationId: number, aliases: Array<{ unitId: number; externalId: string }>): Promise<void> {
+/** Sent ahead (UnitOfWork.send): a taken alias fails the unit of work at its next read or its commit. */
+export function insertAliases(uow: UnitOfWork, integrationId: number, aliases: Array<{ unitId: number; externalId: string }>): void {
   if (aliases.length === 0) return;
-  await db
-    .insertInto('unit_aliases')
-    .values(aliases.map((a) => ({ integration_id: integrationId, unit_id: a.unitId, external_id: a.externalId })))
-    .execute();
+  uow.send(uow.insertInto('unit_aliases').values(aliases.map((a) => ({ integration_id: integrationId, unit_id: a.unitId, external_id: a.externalId }))));
 }
 
-export async function deleteAliases(db: Q, integrationId: number, unitIds: number[]): Promise<void> {
+/** Sent ahead (UnitOfWork.send). */
+export function deleteAliases(uow: UnitOfWork, integrationId: number, unitIds: number[]): void {
   if (unitIds.length === 0) return;
-  await db.deleteFrom('unit_aliases').where('integration_id', '=', integrationId).where('unit_id', 'in', unitIds).execute();
+  uow.send(uow.deleteFrom('unit_aliases').where('integration_id', '=', integrationId).where('unit_id', 'in', unitIds));
 }
 
 /** Integration and brand of a staff coverage change. */
@@ -174,19 +159,21 @@ export async function propertyBrandId(db: Q, id: number): Promise<number | null>
 
 /** A property's prices and tax flags (what its rates are built from), as a query of one row; `propertyId` is an SQL expression. */
 export function pricingQuery(db: Q, propertyId: RawBuilder<number>) {
-  return db.selectFrom('properties').select([...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst']).where('id', '=', propertyId);
+  return db
+    .selectFrom('properties')
+    .select([...PRICE_COLUMNS, 'gst_applicable', 'price_includes_gst'])
+    .where('id', '=', propertyId);
 }
 
-/** A host edit of the property's tax flags (the rates' GST fields). */
-export async function updateTaxFlags(db: Q, propertyId: number, flags: { gst_applicable?: boolean; price_includes_gst?: boolean }): Promise<void> {
-  await db
+/** A host edit of the property's tax flags (the rates' GST fields): the statement, for the caller to run or send. */
+export function updateTaxFlags(db: Q, propertyId: number, flags: { gst_applicable?: boolean; price_includes_gst?: boolean }) {
+  return db
     .updateTable('properties')
     .set({
       ...(flags.gst_applicable !== undefined ? { gst_applicable: flags.gst_applicable } : {}),
       ...(flags.price_includes_gst !== undefined ? { price_includes_gst: flags.price_includes_gst } : {}),
     })
-    .where('id', '=', propertyId)
-    .execute();
+    .where('id', '=', propertyId);
 }
 
 /** A property's units (`id`, `name`, `position`), as a derived table to join; `propertyId` is an SQL expression or an id. */

@@ -1,5 +1,4 @@
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { FieldErrorCollector } from '../../http/errors.js';
 import type { PropertyState, RetiredAlias } from './properties.payloads.js';
 import { touchInputsVersion, type PropertyLock } from './properties.lock.js';
@@ -20,7 +19,7 @@ export interface UnitMergeResult {
  * (the caller's transaction also rolls back).
  */
 export async function mergeUnits(
-  trx: Transaction<DB>,
+  trx: UnitOfWork,
   lock: PropertyLock,
   integrationId: number,
   state: PropertyState,
@@ -113,7 +112,11 @@ export async function mergeUnits(
         saleChanged = true;
       }
       if (Object.keys(set).length > 0) {
-        await trx.updateTable('units').set({ ...set, updated_at: now }).where('id', '=', unit.id).execute();
+        await trx
+          .updateTable('units')
+          .set({ ...set, updated_at: now })
+          .where('id', '=', unit.id)
+          .execute();
       }
       continue;
     }
@@ -146,9 +149,9 @@ export async function mergeUnits(
     if (state.aliases.get(unitId) !== alias) newAliases.push({ unitId, externalId: alias });
   }
   // Old aliases go first, so that a swap between two units never collides with itself.
-  await deleteAliases(trx, integrationId, replaced);
-  await insertAliases(trx, integrationId, newAliases);
+  deleteAliases(trx, integrationId, replaced);
+  insertAliases(trx, integrationId, newAliases);
   // Units and aliases are what availability snapshots show; cached ones are stale now.
-  await touchInputsVersion(trx, lock);
+  touchInputsVersion(trx, lock);
   return { saleChanged, retired };
 }

@@ -5,10 +5,11 @@ import { sendData } from '../../http/envelope.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { idempotent } from '../../http/idempotency.js';
 import { idsBeforeBody, parseId } from '../../http/params.js';
-import { envelope, errorResponses } from '../../http/schemas.js';
+import { envelope, errorResponses, IdempotencyKeyHeaders } from '../../http/schemas.js';
 import { absentBodyIsEmpty, bodyValidation } from '../../http/validation.js';
 import { createRules, NOT_AN_OBJECT } from '../bookings/bookings.input.js';
 import { BookingObject } from '../bookings/bookings.schemas.js';
+import { sendBooking } from '../bookings/bookings.routes.js';
 import { brandIsSandbox } from '../integrations/integrations.sql.js';
 import { PropertyDetail } from '../properties/properties.schemas.js';
 import {
@@ -77,7 +78,7 @@ export const isHiddenSandboxRequest = (request: FastifyRequest): boolean => hidd
 export function sandboxGate(deps: Deps, options: SandboxGateOptions) {
   return {
     onRequest: sandboxOnly,
-    async preValidation(request: FastifyRequest): Promise<void> {
+    preValidation: async (request: FastifyRequest): Promise<void> => {
       if (hidden.has(request)) throw notFound('No such endpoint.');
     },
   };
@@ -132,12 +133,12 @@ export function registerSandboxRoutes(api: FastifyInstance, deps: Deps): void {
         description: `${hostAction} Records booking.changed and availability.changed for the held nights. Availability is checked as for any host booking (409 UNAVAILABLE).`,
         tags,
         params: SandboxPropertyParams,
+        headers: IdempotencyKeyHeaders,
         body: SandboxBookingBody,
         response: { 201: envelope(BookingObject), ...errorResponses(401, 403, 404, 409, 422, 429) },
       },
     },
-    async (request, reply) =>
-      sendData(reply, 201, 'Host booking created.', await sandboxHostBooking(deps, integrationOf(request), request.params.property, request.body)),
+    async (request, reply) => sendBooking(reply, 201, 'Host booking created.', await sandboxHostBooking(deps, integrationOf(request), request.params.property, request.body)),
   );
 
   api.post<{ Params: Static<typeof SandboxBookingParams>; Body: Static<typeof SandboxCancelBody> }>(
@@ -157,7 +158,7 @@ export function registerSandboxRoutes(api: FastifyInstance, deps: Deps): void {
     },
     async (request, reply) => {
       const { changed, booking } = await sandboxHostCancel(deps, integrationOf(request), parseId(request.params.id, 'booking'), request.body);
-      return sendData(reply, 200, changed ? 'Booking cancelled by the host.' : 'The booking was already cancelled.', booking);
+      return sendBooking(reply, 200, changed ? 'Booking cancelled by the host.' : 'The booking was already cancelled.', booking);
     },
   );
 

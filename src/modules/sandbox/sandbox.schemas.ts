@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../../http/schemas.js';
+import { DateString, Nullable } from '../../http/schemas.js';
 import { HostCreateBookingBody } from '../bookings/bookings.schemas.js';
 
 /**
@@ -11,7 +11,7 @@ import { HostCreateBookingBody } from '../bookings/bookings.schemas.js';
 /** No field beyond the listed ones. */
 const Strict = { additionalProperties: false } as const;
 
-const Night = (description: string) => Type.String({ description, examples: ['2026-12-24'] });
+const Night = DateString;
 const NightsFrom = Night('First night, inclusive (YYYY-MM-DD)');
 const NightsTo = Night('Last night, inclusive (YYYY-MM-DD); at most 730 days ahead of today');
 const InventoryIds = Type.Optional(
@@ -102,7 +102,7 @@ export const SandboxClockBody = Type.Object({
 
 export const HostEditAnswer = Type.Object({
   doorloom_id: Type.Integer(),
-  window: Nullable(Type.Object({ from: Type.String(), to: Type.String() })),
+  window: Nullable(Type.Object({ from: DateString(), to: DateString() })),
   data: Type.Unknown({ description: 'The payload of the edited nights (the matching event kind)' }),
 });
 

@@ -44,7 +44,7 @@ export async function sandboxHostBooking(deps: Deps, integrationId: number, ref:
     status: input.status,
     notes: input.notes,
     source: input.source,
-  });
+  }, { aliasesOf: integrationId });
   return getBooking(deps, { integrationId }, { id: booking.id });
 }
 

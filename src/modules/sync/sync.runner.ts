@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { FailureGate } from '../../lib/backoff.js';
 import { horizonWindows, kolkataDate } from '../../lib/time.js';
 import { calendarEventDrafts, type CalendarSettings } from '../calendar/calendar.payloads.js';
-import { appendEvents, withEvents, type EventDraft, type EventTarget } from '../events/events.log.js';
+import { appendEvents, unitOfWork, type EventDraft, type EventTarget } from '../events/events.log.js';
 import { lockProperty } from '../properties/properties.lock.js';
 import { inventoryEventDraft, propertyEventDraft } from '../properties/properties.payloads.js';
 import { selectAppendTargets } from '../properties/properties.sql.js';
@@ -40,14 +40,14 @@ async function syncDrafts(
  * crash neither loses nor repeats a property. Returns false when the job is finished.
  */
 async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolean> {
-  return withEvents(deps, async (trx) => {
+  return unitOfWork(deps, async (trx) => {
     // a runner whose claim passed to another writes nothing (holdLease throws)
     await holdLease(trx, lease);
     const job = await lockSyncJob(trx, jobId);
     if (!job || job.finished_at) return false;
     const now = deps.clock.now();
     if (job.next_index >= job.property_ids.length) {
-      await advanceSyncJob(trx, jobId, { finished_at: now, started_at: job.started_at ?? now });
+      advanceSyncJob(trx, jobId, { finished_at: now, started_at: job.started_at ?? now });
       return false;
     }
     const propertyId = job.property_ids[job.next_index];
@@ -63,12 +63,13 @@ async function syncStep(deps: Deps, jobId: number, lease: Lease): Promise<boolea
     if (await lockProperty(trx, propertyId)) {
       await appendEvents(trx, {
         clock: deps.clock,
-        propertyId, targets: await selectAppendTargets(trx, propertyId, job.integration_id),
+        propertyId,
+        targets: await selectAppendTargets(trx, propertyId, job.integration_id),
         actorIntegrationId: null,
         build: (target) => syncDrafts(trx, propertyId, job.types, target, today, deps.config),
       });
     }
-    await advanceSyncJob(trx, jobId, { next_index: job.next_index + 1, started_at: job.started_at ?? now });
+    advanceSyncJob(trx, jobId, { next_index: job.next_index + 1, started_at: job.started_at ?? now });
     return true;
   });
 }
@@ -116,7 +117,10 @@ export function startSyncRunner(deps: Deps, options: { claims?: Claims; pollMs?:
       return;
     }
     running = work()
-      .then(() => gate.succeeded(), (error) => gate.failed(error))
+      .then(
+        () => gate.succeeded(),
+        (error) => gate.failed(error),
+      )
       .finally(() => {
         running = null;
       });

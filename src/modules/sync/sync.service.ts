@@ -108,9 +108,12 @@ export async function requestSync(deps: Deps, integrationId: number, body: SyncI
   });
   if ('tooSoon' in outcome) {
     const retryAfter = outcome.tooSoon;
+    const count = propertyIds ? new Set(propertyIds).size : 0;
+    const scope = propertyIds ? `${count} ${count === 1 ? 'property' : 'properties'}` : 'every covered property';
+    const kindsText = types.map((t) => t.replace(/\.changed$/, '')).join(', ');
     throw fail(
       'SYNC_TOO_SOON',
-      `One full sync per 24 hours. Retry after ${retryAfter} seconds.`,
+      `This sync (${scope}; ${kindsText}) was not queued: one sync, full or targeted, per 24 hours. Retry after ${retryAfter} seconds.`,
       { retry_after: retryAfter },
       { 'Retry-After': String(retryAfter) },
     );

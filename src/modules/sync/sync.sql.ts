@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -10,7 +11,12 @@ export async function countSyncCall(db: Q, integrationId: number, day: string): 
     .values({ integration_id: integrationId, day, calls: 1 })
     .onConflict((oc) =>
       oc.column('integration_id').doUpdateSet((eb) => ({
-        calls: eb.case().when('sync_quota.day', '=', eb.ref('excluded.day')).then(eb('sync_quota.calls', '+', 1)).else(1).end(),
+        calls: eb
+          .case()
+          .when('sync_quota.day', '=', eb.ref('excluded.day'))
+          .then(eb('sync_quota.calls', '+', 1))
+          .else(1)
+          .end(),
         day: eb.ref('excluded.day'),
       })),
     )
@@ -21,12 +27,7 @@ export async function countSyncCall(db: Q, integrationId: number, day: string): 
 
 /** The integration's last accepted sync, its quota row locked until the transaction ends. */
 export async function lockLastAccepted(trx: Transaction<DB>, integrationId: number): Promise<Date | null> {
-  const quota = await trx
-    .selectFrom('sync_quota')
-    .select('last_accepted_at')
-    .where('integration_id', '=', integrationId)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+  const quota = await trx.selectFrom('sync_quota').select('last_accepted_at').where('integration_id', '=', integrationId).forUpdate().executeTakeFirstOrThrow();
   return quota.last_accepted_at;
 }
 
@@ -47,8 +48,9 @@ export function lockSyncJob(trx: Transaction<DB>, jobId: number) {
   return trx.selectFrom('sync_jobs').selectAll().where('id', '=', jobId).forUpdate().executeTakeFirst();
 }
 
-export async function advanceSyncJob(trx: Transaction<DB>, jobId: number, set: { next_index?: number; started_at: Date; finished_at?: Date }): Promise<void> {
-  await trx.updateTable('sync_jobs').set(set).where('id', '=', jobId).execute();
+/** Moves a job's progress; sent ahead, with the step's events, to go out with its COMMIT. */
+export function advanceSyncJob(uow: UnitOfWork, jobId: number, set: { next_index?: number; started_at: Date; finished_at?: Date }): void {
+  uow.send(uow.updateTable('sync_jobs').set(set).where('id', '=', jobId));
 }
 
 /** Deletes finished jobs created before `cutoff`; returns how many. */

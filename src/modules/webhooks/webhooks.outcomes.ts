@@ -1,10 +1,17 @@
 import { dataClock } from '../../lib/clock.js';
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { unitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { afterFailure, PING_INTERVAL_MS, type FailureOutcome, type PauseReason } from './webhooks.policy.js';
 import type { SendResult } from './webhooks.send.js';
-import { countEventFailure, countFailedPing, insertAttempts, lockFailureCounters, updateDeliveryState, writeOutcomes, type AttemptRow } from './webhooks.sql.js';
+import {
+  countEventFailure,
+  countFailedPing,
+  insertAttemptsQuery,
+  lockFailureCounters,
+  updateDeliveryState,
+  writeOutcomes,
+  type AttemptRow,
+} from './webhooks.sql.js';
 import { integrationStatus, setIntegrationStatus } from '../integrations/integrations.sql.js';
 import { holdLease, type Lease } from '../leases/leases.sql.js';
 
@@ -157,7 +164,14 @@ export class OutcomeBuffer {
   }
 
   private async touch(successAt: number): Promise<void> {
-    await writeOutcomes(this.deps.db, { integrationId: this.integrationId, delivered: [], skipped: [], attempts: [], touchSuccessAt: new Date(successAt), lease: this.lease });
+    await writeOutcomes(this.deps.db, {
+      integrationId: this.integrationId,
+      delivered: [],
+      skipped: [],
+      attempts: [],
+      touchSuccessAt: new Date(successAt),
+      lease: this.lease,
+    });
     this.deps.state.changes.wrote(['webhook_delivery_state']);
     this.touched(successAt);
   }
@@ -185,7 +199,7 @@ export async function recordAbandoned(deps: Deps, subject: Subject, worker: stri
     ? `ABANDONED: answered ${attempt.result.status} after the worker had stopped; the event goes again`
     : `ABANDONED: ${attempt.result.error ?? 'stopped by the worker'}; the event goes again`;
   const row = attemptRow(subject.integrationId, worker, { ...attempt, result: { ...attempt.result, ok: false, error } });
-  await insertAttempts(deps.db, [row]);
+  await insertAttemptsQuery([row]).execute(deps.db);
   deps.log.warn(
     { integrationId: subject.integrationId, slug: subject.slug, sequence: attempt.sequence, attempt: attempt.attempt, status: attempt.result.status, error },
     'webhook delivery attempt abandoned',
@@ -206,7 +220,7 @@ export async function recordEventFailure(
   lease: Lease | null = null,
 ): Promise<FailureOutcome> {
   const { integrationId } = subject;
-  const outcome = await deps.db.transaction().execute(async (trx) => {
+  const outcome = await unitOfWork(deps, async (trx) => {
     if (lease) await holdLease(trx, lease);
     const status = await integrationStatus(trx, integrationId, true);
     const row = await lockFailureCounters(trx, integrationId);
@@ -214,23 +228,19 @@ export async function recordEventFailure(
     const now = dataClock(deps.clock, 'deliveryRetries', { integrationId }).nowMs();
     const failures = row.consecutive_failures + 1;
     const firstFailureAt = row.first_failure_at?.getTime() ?? now;
-    const decided = afterFailure(
-      { failures, eventFailures, firstFailureAt, lastSuccessAt: row.last_success_at?.getTime() ?? null },
-      now,
-    );
+    const decided = afterFailure({ failures, eventFailures, firstFailureAt, lastSuccessAt: row.last_success_at?.getTime() ?? null }, now);
     const pause = decided.pause !== null && status === 'active';
     if (pause) await setIntegrationStatus(trx, integrationId, 'paused', ['active'], new Date(now));
-    await updateDeliveryState(trx, integrationId, {
+    updateDeliveryState(trx, integrationId, {
       consecutive_failures: failures,
       first_failure_at: new Date(firstFailureAt),
       last_failure_at: new Date(now),
       next_attempt_at: new Date(decided.nextAttemptAt),
       ...(pause ? { paused_at: new Date(now), paused_reason: decided.pause } : {}),
     });
-    await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
+    trx.send(insertAttemptsQuery([attemptRow(integrationId, worker, attempt)]));
     return { ...decided, paused: pause, failures };
   });
-  deps.state.changes.wrote(['integrations', 'delivery_marks', 'webhook_delivery_state']);
   deps.log.warn(
     {
       integrationId,
@@ -251,13 +261,12 @@ export async function recordEventFailure(
 /** Pauses an active integration now; its first ping is due in 15 minutes. */
 export async function pauseIntegration(deps: Deps, subject: Subject, reason: PauseReason, lease: Lease | null = null): Promise<void> {
   const now = dataClock(deps.clock, 'deliveryRetries', { integrationId: subject.integrationId }).nowMs();
-  const paused = await deps.db.transaction().execute(async (trx) => {
+  const paused = await unitOfWork(deps, async (trx) => {
     if (lease) await holdLease(trx, lease);
     if (!(await setIntegrationStatus(trx, subject.integrationId, 'paused', ['active'], new Date(now)))) return false;
-    await updateDeliveryState(trx, subject.integrationId, { paused_at: new Date(now), paused_reason: reason, next_attempt_at: new Date(now + PING_INTERVAL_MS) });
+    updateDeliveryState(trx, subject.integrationId, { paused_at: new Date(now), paused_reason: reason, next_attempt_at: new Date(now + PING_INTERVAL_MS) });
     return true;
   });
-  if (paused) deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
   if (paused) deps.log.warn({ integrationId: subject.integrationId, slug: subject.slug, reason }, 'webhook delivery paused');
 }
 
@@ -266,26 +275,23 @@ export async function pauseIntegration(deps: Deps, subject: Subject, reason: Pau
  * so the blocked event goes at once with a fresh ladder. The one way back from a pause or a
  * back-off: a successful ping (`from: ['paused']`, recording the success), staff resume
  * (`['active', 'paused']`) and staff re-enabling (`['active', 'paused', 'disabled']`). Returns
- * whether the integration was in one of `from`; the caller's transaction, or one of its own.
+ * whether the integration was in one of `from`; in the caller's unit of work.
  */
 export async function resumeDelivery(
-  db: Deps['db'] | Transaction<DB>,
+  trx: UnitOfWork,
   integrationId: number,
   options: { at: Date; from: Array<'active' | 'paused' | 'disabled'>; succeededAt?: Date },
 ): Promise<boolean> {
-  const run = async (trx: Transaction<DB>) => {
-    if (!(await setIntegrationStatus(trx, integrationId, 'active', options.from, options.at))) return false;
-    await updateDeliveryState(trx, integrationId, {
-      paused_at: null,
-      paused_reason: null,
-      consecutive_failures: 0,
-      first_failure_at: null,
-      next_attempt_at: null,
-      ...(options.succeededAt ? { last_success_at: options.succeededAt } : {}),
-    });
-    return true;
-  };
-  return db.isTransaction ? run(db as Transaction<DB>) : db.transaction().execute(run);
+  if (!(await setIntegrationStatus(trx, integrationId, 'active', options.from, options.at))) return false;
+  updateDeliveryState(trx, integrationId, {
+    paused_at: null,
+    paused_reason: null,
+    consecutive_failures: 0,
+    first_failure_at: null,
+    next_attempt_at: null,
+    ...(options.succeededAt ? { last_success_at: options.succeededAt } : {}),
+  });
+  return true;
 }
 
 /**
@@ -294,7 +300,7 @@ export async function resumeDelivery(
  */
 export async function recordPing(deps: Deps, subject: Subject, worker: string, attempt: Attempt, lease: Lease | null = null): Promise<boolean> {
   const { integrationId } = subject;
-  const resumed = await deps.db.transaction().execute(async (trx) => {
+  const resumed = await unitOfWork(deps, async (trx) => {
     if (lease) await holdLease(trx, lease);
     const now = dataClock(deps.clock, 'deliveryRetries', { integrationId }).nowMs();
     let resumed = false;
@@ -302,13 +308,16 @@ export async function recordPing(deps: Deps, subject: Subject, worker: string, a
       resumed = await resumeDelivery(trx, integrationId, { at: new Date(now), from: ['paused'], succeededAt: new Date(now) });
     } else {
       const status = await integrationStatus(trx, integrationId);
-      if (status === 'paused') await countFailedPing(trx, integrationId, new Date(now), new Date(now + PING_INTERVAL_MS));
+      if (status === 'paused') countFailedPing(trx, integrationId, new Date(now), new Date(now + PING_INTERVAL_MS));
     }
-    await insertAttempts(trx, [attemptRow(integrationId, worker, attempt)]);
+    trx.send(insertAttemptsQuery([attemptRow(integrationId, worker, attempt)]));
     return resumed;
   });
-  deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
   if (resumed) deps.log.warn({ integrationId, slug: subject.slug }, 'webhook delivery resumed: the ping succeeded');
-  else deps.log.warn({ integrationId, slug: subject.slug, status: attempt.result.status, error: attempt.result.error }, 'webhook ping failed; delivery stays paused');
+  else
+    deps.log.warn(
+      { integrationId, slug: subject.slug, status: attempt.result.status, error: attempt.result.error },
+      'webhook ping failed; delivery stays paused',
+    );
   return resumed;
 }

@@ -4,6 +4,7 @@ import { notFound, resumeOfDisabled } from '../../http/errors.js';
 import { formatTimestamp, formatTimestampOrNull } from '../../lib/time.js';
 import { findIntegration } from '../integrations/integrations.sql.js';
 import { resumeDelivery } from './webhooks.outcomes.js';
+import { unitOfWork } from '../../db/unit-of-work.js';
 import { attemptLog, eventAttemptsNewestFirst, scheduledRetry } from './webhooks.sql.js';
 import { wakeDelivery } from '../events/events.unit.js';
 
@@ -16,8 +17,11 @@ export async function resumeWebhook(deps: Deps, integrationId: number): Promise<
   const current = await findIntegration(deps.db, integrationId);
   if (!current) throw notFound('No such integration.');
   if (current.status === 'disabled') throw resumeOfDisabled();
-  if (await resumeDelivery(deps.db, integrationId, { at: dataClock(deps.clock, 'deliveryRetries', { integrationId }).now(), from: ['active', 'paused'] })) {
-    deps.state.changes.wrote(['integrations', 'webhook_delivery_state']);
+  if (
+    await unitOfWork(deps, (uow) =>
+      resumeDelivery(uow, integrationId, { at: dataClock(deps.clock, 'deliveryRetries', { integrationId }).now(), from: ['active', 'paused'] }),
+    )
+  ) {
     deps.log.warn({ integrationId, slug: current.slug, wasPaused: current.status === 'paused' }, 'webhook delivery resumed by staff');
   }
   await wakeDelivery(deps, [integrationId]);

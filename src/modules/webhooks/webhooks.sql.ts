@@ -4,6 +4,7 @@ import type { DeliveryAttemptsTable, WebhookDeliveryStateTable } from './webhook
 import { deliveryConfigSource } from '../integrations/integrations.sql.js';
 import { leaseHeldQuery, LeaseLostError, type Lease } from '../leases/leases.sql.js';
 import { eventLog } from '../events/events.sql.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -50,17 +51,21 @@ export function lockFailureCounters(trx: Transaction<DB>, integrationId: number)
     .executeTakeFirstOrThrow();
 }
 
-export function updateDeliveryState(db: Q, integrationId: number, set: Updateable<WebhookDeliveryStateTable>) {
-  return db.updateTable('webhook_delivery_state').set(set).where('integration_id', '=', integrationId).execute();
+/** Sent ahead in the caller's unit of work (nothing reads its answer). */
+export function updateDeliveryState(uow: UnitOfWork, integrationId: number, set: Updateable<WebhookDeliveryStateTable>): void {
+  uow.send(uow.updateTable('webhook_delivery_state').set(set).where('integration_id', '=', integrationId));
+  uow.touched('webhook_delivery_state');
 }
 
 /** A failed ping: one more failure, the next ping later. */
-export function countFailedPing(db: Q, integrationId: number, at: Date, nextAttemptAt: Date) {
-  return db
-    .updateTable('webhook_delivery_state')
-    .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1), last_failure_at: at, next_attempt_at: nextAttemptAt }))
-    .where('integration_id', '=', integrationId)
-    .execute();
+export function countFailedPing(uow: UnitOfWork, integrationId: number, at: Date, nextAttemptAt: Date): void {
+  uow.send(
+    uow
+      .updateTable('webhook_delivery_state')
+      .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1), last_failure_at: at, next_attempt_at: nextAttemptAt }))
+      .where('integration_id', '=', integrationId),
+  );
+  uow.touched('webhook_delivery_state');
 }
 
 /**
@@ -98,7 +103,9 @@ export function eventDeliveryColumns(table: string, integrationId: number) {
   const delivered = deliveredByCursor(table, integrationId);
   const failures = sql<number>`coalesce((select m.failures from delivery_marks m where m.integration_id = ${integrationId} and m.sequence = ${sequence}), 0)`;
   return {
-    status: sql<DeliveryStatus>`case when ${delivered} then 'delivered' when ${skippedCondition(table, integrationId)} then 'skipped' else 'pending' end`.as('delivery_status'),
+    status: sql<DeliveryStatus>`case when ${delivered} then 'delivered' when ${skippedCondition(table, integrationId)} then 'skipped' else 'pending' end`.as(
+      'delivery_status',
+    ),
     attempts: sql<number>`${failures} + case when ${delivered} then 1 else 0 end`.as('attempts'),
     deliveredAt: sql<Date | null>`case when ${delivered} then (
         select a.attempted_at + a.duration_ms * interval '1 millisecond' from delivery_attempts a
@@ -160,14 +167,16 @@ export function selectPausedStates(db: Q) {
 
 /** One integration's events still to deliver, each with its failed attempts so far (`attempts`), in sequence order. */
 function pendingQueue(db: Q, integrationId: number) {
-  return db
-    .selectFrom(eventLog(db).as('e'))
-    .leftJoin('delivery_marks as m', (join) => join.onRef('m.integration_id', '=', 'e.integration_id').onRef('m.sequence', '=', 'e.sequence'))
-    .where('e.integration_id', '=', integrationId)
-    .where('e.delivery_status', '=', 'pending')
-    // at or below the delivery cursor every event has left pending
-    .where('e.sequence', '>', deliveryCursorQuery(integrationId))
-    .orderBy('e.sequence');
+  return (
+    db
+      .selectFrom(eventLog(db).as('e'))
+      .leftJoin('delivery_marks as m', (join) => join.onRef('m.integration_id', '=', 'e.integration_id').onRef('m.sequence', '=', 'e.sequence'))
+      .where('e.integration_id', '=', integrationId)
+      .where('e.delivery_status', '=', 'pending')
+      // at or below the delivery cursor every event has left pending
+      .where('e.sequence', '>', deliveryCursorQuery(integrationId))
+      .orderBy('e.sequence')
+  );
 }
 
 const failuresSoFar = sql<number>`coalesce(m.failures, 0)`.as('attempts');
@@ -216,13 +225,7 @@ export async function dueIntegrations(db: Q, now: Date, limit = 5000): Promise<n
     .where((eb) =>
       eb.and([
         eb.or([eb('s.next_attempt_at', 'is', null), eb('s.next_attempt_at', '<=', now)]),
-        eb.or([
-          eb.and([
-            eb('i.status', '=', 'active'),
-            eb('s.undelivered', '>', 0),
-          ]),
-          eb('i.status', '=', 'paused'),
-        ]),
+        eb.or([eb.and([eb('i.status', '=', 'active'), eb('s.undelivered', '>', 0)]), eb('i.status', '=', 'paused')]),
       ]),
     )
     .orderBy('i.id')
@@ -241,7 +244,7 @@ function attemptColumns(rows: AttemptRow[]) {
     eventType: rows.map((r) => r.event_type),
     sequence: rows.map((r) => r.sequence ?? null),
     attempt: rows.map((r) => r.attempt ?? null),
-    at: rows.map((r) => (r.attempted_at).toISOString()),
+    at: rows.map((r) => r.attempted_at.toISOString()),
     duration: rows.map((r) => r.duration_ms),
     status: rows.map((r) => r.status_code ?? null),
     error: rows.map((r) => r.error ?? null),
@@ -252,14 +255,14 @@ function attemptColumns(rows: AttemptRow[]) {
   };
 }
 
-export async function insertAttempts(db: Q, rows: AttemptRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/** The statement that logs attempts, to run alone or to send in a unit of work. */
+export function insertAttemptsQuery(rows: AttemptRow[]): RawBuilder<unknown> {
   const c = attemptColumns(rows);
-  await sql`
+  return sql`
     insert into delivery_attempts (integration_id, event_id, event_type, sequence, attempt, attempted_at, duration_ms, status_code, error, success, response_body, private_answer, worker)
     select * from unnest(${c.integration}::int[], ${c.eventId}::text[], ${c.eventType}::text[], ${c.sequence}::bigint[], ${c.attempt}::int[],
       ${c.at}::timestamptz[], ${c.duration}::int[], ${c.status}::int[], ${c.error}::text[], ${c.success}::bool[], ${c.body}::text[], ${c.private}::bool[], ${c.worker}::text[])
-  `.execute(db);
+  `;
 }
 
 export interface OutcomeWrite {
@@ -344,12 +347,24 @@ export function attemptLog(db: Q, integrationId: number, after: number, limit: n
     .execute();
 }
 
-
 /** The partner's view of the attempt log: attempts of its events (pings left out), newest first, before the attempt id `before`. */
 export function eventAttemptsNewestFirst(db: Q, integrationId: number, before: number | null, limit: number) {
   let query = db
     .selectFrom('delivery_attempts')
-    .select(['id', 'event_id', 'event_type', 'sequence', 'attempt', 'attempted_at', 'duration_ms', 'status_code', 'error', 'success', 'response_body', 'private_answer'])
+    .select([
+      'id',
+      'event_id',
+      'event_type',
+      'sequence',
+      'attempt',
+      'attempted_at',
+      'duration_ms',
+      'status_code',
+      'error',
+      'success',
+      'response_body',
+      'private_answer',
+    ])
     .where('integration_id', '=', integrationId)
     .where('sequence', 'is not', null)
     .orderBy('id', 'desc')

@@ -48,7 +48,7 @@ interface Run {
  * delivers one stream under its claim (see leases.claims.ts), so at most one delivery is in
  * flight per integration however many processes share the database.
  *
- * It wakes on `events` (integration ids, after a commit that recorded events, see withEvents), on
+ * It wakes on `events` (integration ids, after a commit that recorded events, see unitOfWork), on
  * `clock` (the test clock moved), on other processes' notifications (see listenForEvents), on a
  * safety-net scan (ScanLoop), and for a stream another process held, once that claim is free
  * (TakeoverProbe). Every timer it honours is read from the service clock.
@@ -72,7 +72,10 @@ class DeliveryScheduler implements DeliveryWorker {
   };
   private readonly onClock = () => void this.scan.run();
 
-  constructor(private readonly deps: Deps, private readonly options: DeliveryWorkerOptions) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: DeliveryWorkerOptions,
+  ) {
     this.claims = options.claims ?? createClaims(deps);
     this.concurrency = options.concurrency ?? 64;
     const sender = options.sender ?? createSender(targetPolicy(deps.config));

@@ -88,7 +88,12 @@ async function alternate(figure: Figure, log: Log) {
     const xs = runs[side].map((m) => m.cpu[key]).filter((x): x is number => x !== undefined);
     return xs.length ? round(median(xs)) : undefined;
   };
-  const side = (s: Side) => ({ runs: values(s), median: round(median(values(s))), service_cpu_ms_per_op: cpu(s, 'service_cpu_ms_per_op'), postgres_cpu_ms_per_op: cpu(s, 'postgres_cpu_ms_per_op') });
+  const side = (s: Side) => ({
+    runs: values(s),
+    median: round(median(values(s))),
+    service_cpu_ms_per_op: cpu(s, 'service_cpu_ms_per_op'),
+    postgres_cpu_ms_per_op: cpu(s, 'postgres_cpu_ms_per_op'),
+  });
   const problems = SIDES.flatMap((s) => runs[s].map((m, r) => m.problem && `${s} round ${r + 1}: ${m.problem}`)).filter(Boolean);
   return {
     item: figure.item,
@@ -227,7 +232,11 @@ export async function compareAgainst(ref: string, log: Log) {
           measure: async (side) => {
             const { svc, db } = both[side];
             const { result, cores } = await meLoad(svc, null, 'GET /me', db);
-            return { value: result.rps, cpu: cpuPer(cores, result.requests), problem: joinNotes(result.non2xx && `${result.non2xx} non-2xx`, result.errors && `${result.errors} errors`) || undefined };
+            return {
+              value: result.rps,
+              cpu: cpuPer(cores, result.requests),
+              problem: joinNotes(result.non2xx && `${result.non2xx} non-2xx`, result.errors && `${result.errors} errors`) || undefined,
+            };
           },
         },
         log,
@@ -251,7 +260,11 @@ export async function compareAgainst(ref: string, log: Log) {
           measure: async (side, r) => {
             const { svc, db } = both[side];
             const o = await distinctRun(svc, db, sets[side][r], 11 + 20 * r, 0, null, 'POST /bookings distinct');
-            return { value: o.created, cpu: cpuPer(o.cores, o.drive.total), problem: o.detail.other_answers !== 'none' ? `other answers: ${String(o.detail.other_answers)}` : undefined };
+            return {
+              value: o.created,
+              cpu: cpuPer(o.cores, o.drive.total),
+              problem: o.detail.other_answers !== 'none' ? `other answers: ${String(o.detail.other_answers)}` : undefined,
+            };
           },
         },
         log,
@@ -278,7 +291,11 @@ export async function compareAgainst(ref: string, log: Log) {
             measure: async (side, r) => {
               const { svc, db } = both[side];
               const d = await orderedDrains(svc, db, receiver, null, 1, `${side}${r}-`);
-              const problem = joinNotes(d.delivered < d.events && `${d.delivered}/${d.events} delivered`, d.outOfOrder && `${d.outOfOrder} out of order`, !d.cursorsAtHead && 'cursor not at head');
+              const problem = joinNotes(
+                d.delivered < d.events && `${d.delivered}/${d.events} delivered`,
+                d.outOfOrder && `${d.outOfOrder} out of order`,
+                !d.cursorsAtHead && 'cursor not at head',
+              );
               return { value: d.perSecond, cpu: cpuPer(d.cores, d.delivered), problem: problem || undefined };
             },
           },
@@ -292,7 +309,20 @@ export async function compareAgainst(ref: string, log: Log) {
 
   results.sort((a, b) => a.item - b.item);
   const cpu = (s: Result['current']) => (s.service_cpu_ms_per_op === undefined ? '' : `${s.service_cpu_ms_per_op} + ${s.postgres_cpu_ms_per_op}`);
-  const header = ['#', 'figure', 'unit', 'current runs', 'earlier runs', 'current', 'earlier', 'ratio', 'spread', 'CPU ms/op current', 'CPU ms/op earlier', 'note'];
+  const header = [
+    '#',
+    'figure',
+    'unit',
+    'current runs',
+    'earlier runs',
+    'current',
+    'earlier',
+    'ratio',
+    'spread',
+    'CPU ms/op current',
+    'CPU ms/op earlier',
+    'note',
+  ];
   const lines = results.map((f) => [
     f.item,
     f.scenario,
@@ -310,7 +340,9 @@ export async function compareAgainst(ref: string, log: Log) {
   const current = (await execFileAsync('git', ['rev-parse', 'HEAD'], { cwd: ROOT })).stdout.trim();
   const uncommitted = (await execFileAsync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT })).stdout.trim() !== '';
   const loadAtEnd = os.loadavg().map((n) => round(n));
-  process.stdout.write(`\ncurrent ${current.slice(0, 10)}${uncommitted ? ' with uncommitted changes' : ''} against ${ref} (${earlier.commit.slice(0, 10)}); ratio > 1: the current is faster; CPU: service + PostgreSQL\n`);
+  process.stdout.write(
+    `\ncurrent ${current.slice(0, 10)}${uncommitted ? ' with uncommitted changes' : ''} against ${ref} (${earlier.commit.slice(0, 10)}); ratio > 1: the current is faster; CPU: service + PostgreSQL\n`,
+  );
   process.stdout.write(textTable(header, lines));
   const report = {
     at: new Date().toISOString(),

@@ -89,7 +89,15 @@ async function start(name: string, env: Record<string, string>, profile: boolean
 const sessionOf = (service: Service) => sessions.get(service) ?? null;
 
 async function rssRow(service: Service, engine: string, after: string) {
-  push({ item: 7, scenario: 'server RSS after the runs', engine, value: await service.rssMb(), unit: 'MiB', target: engine === 'pglite' ? '<= 300 MiB, or explained' : undefined, note: after });
+  push({
+    item: 7,
+    scenario: 'server RSS after the runs',
+    engine,
+    value: await service.rssMb(),
+    unit: 'MiB',
+    target: engine === 'pglite' ? '<= 300 MiB, or explained' : undefined,
+    note: after,
+  });
 }
 
 function meRow(item: number, engine: string, result: Awaited<ReturnType<typeof meLoad>>, baselineRps: number) {
@@ -107,7 +115,13 @@ function meRow(item: number, engine: string, result: Awaited<ReturnType<typeof m
     target,
     p50: r.p50,
     p99: r.p99,
-    note: joinNotes(target && verdict(ratio, 0.8), 'RATE_LIMITS=off', cpuNote(result.cores, r.requests), r.non2xx && `${r.non2xx} non-2xx`, r.errors && `${r.errors} errors`),
+    note: joinNotes(
+      target && verdict(ratio, 0.8),
+      'RATE_LIMITS=off',
+      cpuNote(result.cores, r.requests),
+      r.non2xx && `${r.non2xx} non-2xx`,
+      r.errors && `${r.errors} errors`,
+    ),
     detail: { requests: r.requests, statuses: r.statuses, cores: result.cores, ...cpuPer(result.cores, r.requests) },
   });
 }
@@ -132,7 +146,8 @@ function distinctRow(outcome: BookingOutcome, engine: string, baseline?: Awaited
       cpuPerCreate !== undefined && `${cpuPerCreate} ms CPU per create (service + PostgreSQL)`,
       'rate limits on (160 integrations, 20 source addresses: no tier binds)',
       cpuNote(outcome.cores, outcome.drive.total),
-      baseline && `baseline: bare Fastify route, one single-row INSERT transaction on the same PostgreSQL (${baseline.service_cpu_ms_per_op} + ${baseline.postgres_cpu_ms_per_op} ms CPU per insert)`,
+      baseline &&
+        `baseline: bare Fastify route, one single-row INSERT transaction on the same PostgreSQL (${baseline.service_cpu_ms_per_op} + ${baseline.postgres_cpu_ms_per_op} ms CPU per insert)`,
       outcome.detail.other_answers !== 'none' && `other answers: ${String(outcome.detail.other_answers)}`,
     ),
     detail: { ...outcome.detail, baseline },
@@ -193,7 +208,10 @@ function growthRows(engine: 'postgres' | 'pglite', g: GrowthResult | PGliteGrowt
   ) => {
     const exact = large.ms / small[1].ms;
     const ratio = round(exact);
-    for (const [size, r, isBig] of [[small[0], small[1], false], [big, large, true]] as const) {
+    for (const [size, r, isBig] of [
+      [small[0], small[1], false],
+      [big, large, true],
+    ] as const) {
       push({
         item,
         scenario: spec.scenario(size),
@@ -345,7 +363,11 @@ async function main() {
         ratio: round(me2.result.rps / w1),
         p50: me2.result.p50,
         p99: me2.result.p99,
-        note: joinNotes(`baseline: mean of WORKERS=1 before (${meW1}) and after (${meW1Again})`, 'RATE_LIMITS=off', me2.result.non2xx && `${me2.result.non2xx} non-2xx`),
+        note: joinNotes(
+          `baseline: mean of WORKERS=1 before (${meW1}) and after (${meW1Again})`,
+          'RATE_LIMITS=off',
+          me2.result.non2xx && `${me2.result.non2xx} non-2xx`,
+        ),
         detail: { cores: me2.cores, ...cpuPer(me2.cores, me2.result.requests) },
       });
       log(`GET /me WORKERS=2 ${me2.result.rps} req/s against ${w1}`);
@@ -467,8 +489,7 @@ async function main() {
         const events = median(rounds.map((r) => r.events));
         // baseline of "all delivered": as many bare sequential POSTs, at the bare loop's rate
         const bare =
-          rows.find((r) => r.scenario === 'webhook delivery, one ordered stream')?.baseline ??
-          (await bareMedian(receiver, 1, events, rounds[0].avgBytes));
+          rows.find((r) => r.scenario === 'webhook delivery, one ordered stream')?.baseline ?? (await bareMedian(receiver, 1, events, rounds[0].avgBytes));
         const committed = median(rounds.map((r) => r.committedMs));
         const delivered = median(rounds.map((r) => r.deliveredMs));
         const bareMs = bare ? Math.round((events / bare) * 1000) : undefined;
@@ -547,7 +568,11 @@ async function main() {
     const n = await networkRun(svc, proxy);
     await svc.stop();
     const insertPort = await freePort();
-    const insertServer = await startScript(path.join(ROOT, 'bench/lib/baseline-server.mjs'), { PORT: String(insertPort), DATABASE_URL: throughProxy(db, proxy.port) }, /listening/);
+    const insertServer = await startScript(
+      path.join(ROOT, 'bench/lib/baseline-server.mjs'),
+      { PORT: String(insertPort), DATABASE_URL: throughProxy(db, proxy.port) },
+      /listening/,
+    );
     const base = await networkBaseline(`http://127.0.0.1:${insertPort}`, proxy);
     await insertServer.stop();
     await proxy.close();
@@ -577,9 +602,11 @@ async function main() {
       value: n.onePropertyPerSecond,
       unit: 'creates/s',
       p50: n.onePropertyP50,
-      note: joinNotes('every create takes the property\'s calendar lock: the round trips made while holding it bound the rate', 'RATE_LIMITS=off'),
+      note: joinNotes("every create takes the property's calendar lock: the round trips made while holding it bound the rate", 'RATE_LIMITS=off'),
     });
-    log(`network: ${n.sequential.p50} ms per create one at a time (${n.sequential.writesPerCreate} round trips), baseline ${base.p50} ms; ${n.onePropertyPerSecond} creates/s on one property`);
+    log(
+      `network: ${n.sequential.p50} ms per create one at a time (${n.sequential.writesPerCreate} round trips), baseline ${base.p50} ms; ${n.onePropertyPerSecond} creates/s on one property`,
+    );
   }
 
   // ---- PostgreSQL: cross-process wake-up ---------------------------------------------------------
@@ -718,12 +745,15 @@ async function main() {
           unit: engine === 'pglite' ? 'MiB/min DATA_DIR' : 'MiB/min pg_database_size',
           baseline: engine === 'pglite' ? pgGrowth : undefined,
           ratio,
-          target: engine === 'pglite' ? '<= 1.5x PostgreSQL; p99 <= 1 s per 15 s window after minute 1; no 5xx' : 'p99 <= 1 s per 15 s window after minute 1; no 5xx',
+          target:
+            engine === 'pglite' ? '<= 1.5x PostgreSQL; p99 <= 1 s per 15 s window after minute 1; no 5xx' : 'p99 <= 1 s per 15 s window after minute 1; no 5xx',
           p99: r.worstP99AfterFirstMinute,
           note: joinNotes(
             growthOk && p99ok && r.fiveXx === 0 ? 'met' : 'not met',
             engine === 'pglite' && `DATA_DIR grows ${ratio}x as fast as PostgreSQL's database (ratio column: ours / PostgreSQL, lower is better)`,
-            `${r.perSecond} req/s, ${r.requests} answers (${Object.entries(r.byStatus).map(([s, c]) => `${c}×${s}`).join(', ')})`,
+            `${r.perSecond} req/s, ${r.requests} answers (${Object.entries(r.byStatus)
+              .map(([s, c]) => `${c}×${s}`)
+              .join(', ')})`,
             `${r.fiveXx} 5xx${r.failures ? `, ${r.failures} socket errors` : ''}${r.skipped ? `, ${r.skipped} paced requests not sent (client > 1 s behind)` : ''}`,
             `worst 15 s p99 after minute 1: ${r.worstP99AfterFirstMinute} ms`,
             `size by minute ${r.sizes.map((x) => Math.round(x.mib)).join(' → ')} MiB (${r.growthMibPerMinute} MiB/min from the start)`,
@@ -747,7 +777,10 @@ async function main() {
     if (loaded.length === 0) process.stderr.write(`no profile written in ${session.dir}\n`);
     const names = [...new Set(session.windows.map((w) => w.name))];
     for (const name of names) {
-      const summary = summarise(loaded, session.windows.filter((w) => w.name === name));
+      const summary = summarise(
+        loaded,
+        session.windows.filter((w) => w.name === name),
+      );
       if (summary) profiles.push(summary);
     }
   }
@@ -769,7 +802,8 @@ async function main() {
   };
   const out = PROFILING ? 'bench/results.profiled.json' : 'bench/results.json';
   await writeFile(path.join(ROOT, out), JSON.stringify(report, null, 2) + '\n');
-  if (PROFILING) await writeFile(path.join(ROOT, 'bench/profile.json'), JSON.stringify({ at: report.at, load_average: report.load_average, profiles }, null, 2) + '\n');
+  if (PROFILING)
+    await writeFile(path.join(ROOT, 'bench/profile.json'), JSON.stringify({ at: report.at, load_average: report.load_average, profiles }, null, 2) + '\n');
   log(`load average at end ${loadAtEnd.join(' ')}; written ${out}${PROFILING ? ' and bench/profile.json' : ''} (${report.total_seconds} s)`);
 }
 
@@ -850,7 +884,11 @@ function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>,
     engine === 'postgres'
       ? '(the service rebuilds the snapshot it keeps as the edit commits; the read joins that rebuild or finds it done)'
       : '(rebuilt by the read: on PGlite the service does not rebuild at the commit)';
-  afterChange('92-night availability snapshot, first read after a change', s.afterWrite, `each sent as a host edit of the window through the service answers ${rebuilt}`);
+  afterChange(
+    '92-night availability snapshot, first read after a change',
+    s.afterWrite,
+    `each sent as a host edit of the window through the service answers ${rebuilt}`,
+  );
   afterChange(
     '92-night availability snapshot, first read after a change, on its webhook',
     s.afterWebhook,
@@ -874,12 +912,19 @@ function snapshotRow(engine: string, s: Awaited<ReturnType<typeof snapshotRun>>,
 
 // The whole run stays under 10 minutes: past BENCH_DEADLINE seconds (default 570; 900 with
 // BENCH_AGAINST, which installs and builds a second checkout) it stops, cleaning up what it started.
-const defaultDeadline = against ? 900 : only && !only.includes('soak') && !only.includes('growth') ? 570 : 570 + 300 + (wanted('soak') ? 2 * SOAK_SECONDS + 180 : 0);
-const deadline = setTimeout(() => {
-  process.stderr.write('bench: deadline reached, stopping\n');
-  process.exitCode = 1;
-  void cleanupAll().finally(() => process.exit(1));
-}, Number(process.env.BENCH_DEADLINE ?? defaultDeadline) * 1000);
+const defaultDeadline = against
+  ? 900
+  : only && !only.includes('soak') && !only.includes('growth')
+    ? 570
+    : 570 + 300 + (wanted('soak') ? 2 * SOAK_SECONDS + 180 : 0);
+const deadline = setTimeout(
+  () => {
+    process.stderr.write('bench: deadline reached, stopping\n');
+    process.exitCode = 1;
+    void cleanupAll().finally(() => process.exit(1));
+  },
+  Number(process.env.BENCH_DEADLINE ?? defaultDeadline) * 1000,
+);
 deadline.unref();
 // Interrupted, it cleans up the same way (the worktree of BENCH_AGAINST included); a second signal
 // (a relay, or Ctrl-C pressed again) must not cut that cleanup short.

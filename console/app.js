@@ -70,7 +70,13 @@ class ApiError extends Error {
 async function api(method, path, body) {
   const headers = { accept: 'application/json', authorization: `Bearer ${token.get() ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(STAFF + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+  const res = await fetch(STAFF + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    cache: 'no-store',
+    credentials: 'omit',
+  });
   let json = null;
   try {
     json = await res.json();
@@ -133,19 +139,28 @@ function ask({ title, body = [], ok = 'Confirm', cancel = 'Cancel', danger = fal
 async function showSecret(title, value) {
   const box = el('div', { class: 'secret', 'data-testid': 'secret' }, value);
   const status = el('span', { class: 'muted' });
-  const copy = el('button', {
-    type: 'button',
-    'data-testid': 'copy',
-    onclick: async () => {
-      try {
-        await navigator.clipboard.writeText(value);
-        status.textContent = ' Copied.';
-      } catch {
-        status.textContent = ' Copy failed: select the text and copy it.';
-      }
+  const copy = el(
+    'button',
+    {
+      type: 'button',
+      'data-testid': 'copy',
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(value);
+          status.textContent = ' Copied.';
+        } catch {
+          status.textContent = ' Copy failed: select the text and copy it.';
+        }
+      },
     },
-  }, 'Copy');
-  await ask({ title, body: [el('p', {}, 'Shown only this once. Store it now; it cannot be read again.'), box, el('p', {}, copy, status)], ok: null, cancel: 'Done' });
+    'Copy',
+  );
+  await ask({
+    title,
+    body: [el('p', {}, 'Shown only this once. Store it now; it cannot be read again.'), box, el('p', {}, copy, status)],
+    ok: null,
+    cancel: 'Done',
+  });
 }
 
 /** Confirms, runs, and reports what happened. */
@@ -236,7 +251,10 @@ function signIn() {
           route();
         } catch (error) {
           token.clear();
-          problem.textContent = error instanceof ApiError && (error.status === 401 || error.status === 403) ? 'That token is not a staff token.' : `Sign-in failed: ${describeError(error)}`;
+          problem.textContent =
+            error instanceof ApiError && (error.status === 401 || error.status === 403)
+              ? 'That token is not a staff token.'
+              : `Sign-in failed: ${describeError(error)}`;
           show(form);
         }
       },
@@ -264,14 +282,40 @@ signOutButton.addEventListener('click', () => {
 
 const COLUMNS = [
   { key: 'health', label: 'Health', sort: byHealth, cell: (r) => healthBadge(r) },
-  { key: 'name', label: 'Integration', sort: (a, b) => a.name.localeCompare(b.name), cell: (r) => el('span', {}, el('strong', {}, r.name), el('br'), el('span', { class: 'muted' }, r.slug)) },
+  {
+    key: 'name',
+    label: 'Integration',
+    sort: (a, b) => a.name.localeCompare(b.name),
+    cell: (r) => el('span', {}, el('strong', {}, r.name), el('br'), el('span', { class: 'muted' }, r.slug)),
+  },
   { key: 'brand', label: 'Brand', sort: (a, b) => a.brand.name.localeCompare(b.brand.name), cell: (r) => r.brand.name },
-  { key: 'status', label: 'Status', sort: (a, b) => a.status.localeCompare(b.status), cell: (r) => (r.paused_reason ? `${r.status} (${r.paused_reason})` : r.status) },
+  {
+    key: 'status',
+    label: 'Status',
+    sort: (a, b) => a.status.localeCompare(b.status),
+    cell: (r) => (r.paused_reason ? `${r.status} (${r.paused_reason})` : r.status),
+  },
   { key: 'failures', label: 'Failures', num: true, sort: (a, b) => a.consecutive_failures - b.consecutive_failures, cell: (r) => r.consecutive_failures },
   { key: 'backlog', label: 'Backlog', num: true, sort: (a, b) => a.undelivered_events - b.undelivered_events, cell: (r) => r.undelivered_events },
-  { key: 'oldest', label: 'Oldest undelivered', num: true, sort: (a, b) => (a.oldest_undelivered_age_seconds ?? -1) - (b.oldest_undelivered_age_seconds ?? -1), cell: (r) => age(r.oldest_undelivered_age_seconds) },
-  { key: 'last_success', label: 'Last success', sort: (a, b) => (a.last_success_at ?? '').localeCompare(b.last_success_at ?? ''), cell: (r) => when(r.last_success_at) },
-  { key: 'last_failure', label: 'Last failure', sort: (a, b) => (a.last_failure_at ?? '').localeCompare(b.last_failure_at ?? ''), cell: (r) => when(r.last_failure_at) },
+  {
+    key: 'oldest',
+    label: 'Oldest undelivered',
+    num: true,
+    sort: (a, b) => (a.oldest_undelivered_age_seconds ?? -1) - (b.oldest_undelivered_age_seconds ?? -1),
+    cell: (r) => age(r.oldest_undelivered_age_seconds),
+  },
+  {
+    key: 'last_success',
+    label: 'Last success',
+    sort: (a, b) => (a.last_success_at ?? '').localeCompare(b.last_success_at ?? ''),
+    cell: (r) => when(r.last_success_at),
+  },
+  {
+    key: 'last_failure',
+    label: 'Last failure',
+    sort: (a, b) => (a.last_failure_at ?? '').localeCompare(b.last_failure_at ?? ''),
+    cell: (r) => when(r.last_failure_at),
+  },
   { key: 'sequence', label: 'Last sequence', num: true, sort: (a, b) => a.last_sequence - b.last_sequence, cell: (r) => r.last_sequence },
   { key: 'covered', label: 'Properties', num: true, sort: (a, b) => a.covered_properties - b.covered_properties, cell: (r) => r.covered_properties },
 ];
@@ -348,14 +392,18 @@ async function integrationsPage() {
         el(
           'th',
           { class: c.num ? 'num' : undefined, 'aria-sort': c.key === tableState.sort ? tableState.direction : 'none', scope: 'col' },
-          el('button', {
-            type: 'button',
-            onclick: () => {
-              tableState.direction = tableState.sort === c.key && tableState.direction === 'ascending' ? 'descending' : 'ascending';
-              tableState.sort = c.key;
-              render();
+          el(
+            'button',
+            {
+              type: 'button',
+              onclick: () => {
+                tableState.direction = tableState.sort === c.key && tableState.direction === 'ascending' ? 'descending' : 'ascending';
+                tableState.sort = c.key;
+                render();
+              },
             },
-          }, c.label),
+            c.label,
+          ),
         ),
       ),
     );
@@ -363,7 +411,13 @@ async function integrationsPage() {
       ...visible.map((r) =>
         el(
           'tr',
-          { class: r.late_booking ? 'row-link late' : 'row-link', dataset: { id: String(r.id), slug: r.slug }, tabindex: '0', onclick: () => (location.hash = `#/integrations/${r.id}`), onkeydown: (e) => e.key === 'Enter' && (location.hash = `#/integrations/${r.id}`) },
+          {
+            class: r.late_booking ? 'row-link late' : 'row-link',
+            dataset: { id: String(r.id), slug: r.slug },
+            tabindex: '0',
+            onclick: () => (location.hash = `#/integrations/${r.id}`),
+            onkeydown: (e) => e.key === 'Enter' && (location.hash = `#/integrations/${r.id}`),
+          },
           COLUMNS.map((c) => el('td', { class: c.num ? 'num' : undefined }, c.cell(r))),
         ),
       ),
@@ -372,7 +426,12 @@ async function integrationsPage() {
     summary.textContent = `${visible.length} of ${rows.length} integrations; ${unhealthy} need attention.`;
   };
 
-  const filter = el('input', { type: 'text', placeholder: 'Filter by name, slug or brand', value: tableState.filter, oninput: (e) => ((tableState.filter = e.target.value), render()) });
+  const filter = el('input', {
+    type: 'text',
+    placeholder: 'Filter by name, slug or brand',
+    value: tableState.filter,
+    oninput: (e) => ((tableState.filter = e.target.value), render()),
+  });
   const status = el(
     'select',
     { onchange: (e) => ((tableState.status = e.target.value), render()), 'aria-label': 'Status' },
@@ -412,7 +471,11 @@ function configList(view, brand) {
     ['Horizon', `${view.horizon_days} days`],
     ['Covered properties', view.covered_properties],
   ];
-  return el('dl', { class: 'config', id: 'config' }, rows.map(([k, v]) => [el('dt', {}, k), el('dd', { dataset: { field: k } }, String(v))]));
+  return el(
+    'dl',
+    { class: 'config', id: 'config' },
+    rows.map(([k, v]) => [el('dt', {}, k), el('dd', { dataset: { field: k } }, String(v))]),
+  );
 }
 
 function chart(target, title, stats, series) {
@@ -443,58 +506,135 @@ async function integrationPage(id) {
   const actions = el('div', { class: 'actions' });
   if (view.status === 'paused' || view.webhook.consecutive_failures > 0) {
     actions.append(
-      el('button', { type: 'button', id: 'resume', class: 'primary', disabled: view.status === 'disabled', onclick: () =>
-        act({
-          title: 'Resume delivery',
-          question: `Resume webhook delivery to ${view.name} now? Failures are reset and the blocked event is sent at once.`,
-          run: () => api('POST', `/integrations/${id}/webhook/resume`),
-          done: reload,
-        }) }, 'Resume delivery'),
+      el(
+        'button',
+        {
+          type: 'button',
+          id: 'resume',
+          class: 'primary',
+          disabled: view.status === 'disabled',
+          onclick: () =>
+            act({
+              title: 'Resume delivery',
+              question: `Resume webhook delivery to ${view.name} now? Failures are reset and the blocked event is sent at once.`,
+              run: () => api('POST', `/integrations/${id}/webhook/resume`),
+              done: reload,
+            }),
+        },
+        'Resume delivery',
+      ),
     );
   }
   actions.append(
     view.status === 'disabled'
-      ? el('button', { type: 'button', id: 'enable', onclick: () =>
-          act({ title: 'Enable integration', question: `Enable ${view.name}? Its API key works again and delivery starts from the queue's head.`, run: () => api('PATCH', `/integrations/${id}`, { status: 'active' }), done: reload }) }, 'Enable')
-      : el('button', { type: 'button', id: 'disable', class: 'danger', onclick: () =>
-          act({ title: 'Disable integration', question: `Disable ${view.name}? Its API key stops working, no events are recorded or delivered for it.`, danger: true, run: () => api('PATCH', `/integrations/${id}`, { status: 'disabled' }), done: reload }) }, 'Disable'),
-    el('button', { type: 'button', id: 'rotate-key', class: 'danger', onclick: async () => {
-      if (!(await ask({ title: 'Rotate API key', body: [el('p', {}, `Issue a new API key for ${view.name}? The current key stops working at once.`)], ok: 'Rotate API key', danger: true }))) {
-        say('Rotate API key: cancelled, nothing changed.');
-        return;
-      }
-      try {
-        const res = await api('POST', `/integrations/${id}/api-key/rotate`);
-        say(`${res.message} The previous key no longer works.`, 'ok');
-        await showSecret('New API key', res.data.api_key);
-      } catch (error) {
-        say(`Rotate API key failed: ${describeError(error)}`, 'error');
-      }
-    } }, 'Rotate API key'),
-    el('button', { type: 'button', id: 'rotate-secret', onclick: async () => {
-      if (!(await ask({ title: 'Rotate webhook secret', body: [el('p', {}, `Issue a new webhook secret for ${view.name}? The previous one keeps verifying for 24 hours.`)], ok: 'Rotate webhook secret', danger: true }))) {
-        say('Rotate webhook secret: cancelled, nothing changed.');
-        return;
-      }
-      try {
-        const res = await api('POST', `/integrations/${id}/webhook-secret/rotate`);
-        say(`${res.message} The previous secret verifies for 24 hours more.`, 'ok');
-        await showSecret('New webhook secret', res.data.webhook_secret);
-      } catch (error) {
-        say(`Rotate webhook secret failed: ${describeError(error)}`, 'error');
-      }
-    } }, 'Rotate webhook secret'),
+      ? el(
+          'button',
+          {
+            type: 'button',
+            id: 'enable',
+            onclick: () =>
+              act({
+                title: 'Enable integration',
+                question: `Enable ${view.name}? Its API key works again and delivery starts from the queue's head.`,
+                run: () => api('PATCH', `/integrations/${id}`, { status: 'active' }),
+                done: reload,
+              }),
+          },
+          'Enable',
+        )
+      : el(
+          'button',
+          {
+            type: 'button',
+            id: 'disable',
+            class: 'danger',
+            onclick: () =>
+              act({
+                title: 'Disable integration',
+                question: `Disable ${view.name}? Its API key stops working, no events are recorded or delivered for it.`,
+                danger: true,
+                run: () => api('PATCH', `/integrations/${id}`, { status: 'disabled' }),
+                done: reload,
+              }),
+          },
+          'Disable',
+        ),
+    el(
+      'button',
+      {
+        type: 'button',
+        id: 'rotate-key',
+        class: 'danger',
+        onclick: async () => {
+          if (
+            !(await ask({
+              title: 'Rotate API key',
+              body: [el('p', {}, `Issue a new API key for ${view.name}? The current key stops working at once.`)],
+              ok: 'Rotate API key',
+              danger: true,
+            }))
+          ) {
+            say('Rotate API key: cancelled, nothing changed.');
+            return;
+          }
+          try {
+            const res = await api('POST', `/integrations/${id}/api-key/rotate`);
+            say(`${res.message} The previous key no longer works.`, 'ok');
+            await showSecret('New API key', res.data.api_key);
+          } catch (error) {
+            say(`Rotate API key failed: ${describeError(error)}`, 'error');
+          }
+        },
+      },
+      'Rotate API key',
+    ),
+    el(
+      'button',
+      {
+        type: 'button',
+        id: 'rotate-secret',
+        onclick: async () => {
+          if (
+            !(await ask({
+              title: 'Rotate webhook secret',
+              body: [el('p', {}, `Issue a new webhook secret for ${view.name}? The previous one keeps verifying for 24 hours.`)],
+              ok: 'Rotate webhook secret',
+              danger: true,
+            }))
+          ) {
+            say('Rotate webhook secret: cancelled, nothing changed.');
+            return;
+          }
+          try {
+            const res = await api('POST', `/integrations/${id}/webhook-secret/rotate`);
+            say(`${res.message} The previous secret verifies for 24 hours more.`, 'ok');
+            await showSecret('New webhook secret', res.data.webhook_secret);
+          } catch (error) {
+            say(`Rotate webhook secret failed: ${describeError(error)}`, 'error');
+          }
+        },
+      },
+      'Rotate webhook secret',
+    ),
     el('button', { type: 'button', id: 'edit-webhook', onclick: () => editWebhook(view, reload) }, 'Edit webhook'),
-    el('button', { type: 'button', id: 'toggle-sandbox', onclick: () =>
-      act({
-        title: brand.sandbox ? 'End sandbox' : 'Make sandbox',
-        question: brand.sandbox
-          ? `Stop ${brand.name} being a sandbox? Its integrations lose the test-helper routes at once.`
-          : `Make ${brand.name} a sandbox? Every integration of the brand may then act as its host (bookings, blocks, prices, archiving) through the test-helper routes.`,
-        danger: !brand.sandbox,
-        run: () => api('PATCH', `/brands/${brand.id}`, { sandbox: !brand.sandbox }),
-        done: reload,
-      }) }, brand.sandbox ? 'End sandbox' : 'Make brand a sandbox'),
+    el(
+      'button',
+      {
+        type: 'button',
+        id: 'toggle-sandbox',
+        onclick: () =>
+          act({
+            title: brand.sandbox ? 'End sandbox' : 'Make sandbox',
+            question: brand.sandbox
+              ? `Stop ${brand.name} being a sandbox? Its integrations lose the test-helper routes at once.`
+              : `Make ${brand.name} a sandbox? Every integration of the brand may then act as its host (bookings, blocks, prices, archiving) through the test-helper routes.`,
+            danger: !brand.sandbox,
+            run: () => api('PATCH', `/brands/${brand.id}`, { sandbox: !brand.sandbox }),
+            done: reload,
+          }),
+      },
+      brand.sandbox ? 'End sandbox' : 'Make brand a sandbox',
+    ),
   );
 
   const deliveriesChart = el('div', { class: 'chart', id: 'chart-deliveries' });
@@ -505,7 +645,13 @@ async function integrationPage(id) {
 
   show(
     el('p', {}, el('a', { href: '#/' }, '← All integrations')),
-    el('h1', {}, view.name, ' ', healthBadge({ ...view, ...view.webhook, status: view.status, undelivered_events: view.webhook.undelivered_events, oldest_undelivered_age_seconds: null })),
+    el(
+      'h1',
+      {},
+      view.name,
+      ' ',
+      healthBadge({ ...view, ...view.webhook, status: view.status, undelivered_events: view.webhook.undelivered_events, oldest_undelivered_age_seconds: null }),
+    ),
     el('div', { class: 'card' }, configList(view, brand), actions),
     el('h2', {}, 'Last 24 hours'),
     el('div', { class: 'card grid2' }, deliveriesChart, backlogChart),
@@ -537,7 +683,12 @@ async function attemptsSection(target, id, before) {
       el('td', {}, when(a.attempted_at)),
       el('td', {}, a.event.type, a.event.sequence !== null ? ` #${a.event.sequence}` : ''),
       el('td', { class: 'num' }, a.attempt ?? '—'),
-      el('td', {}, el('span', { class: `badge ${a.success ? 'good' : 'bad'}` }, a.status_code !== null ? String(a.status_code) : 'error'), a.error ? ` ${a.error}` : ''),
+      el(
+        'td',
+        {},
+        el('span', { class: `badge ${a.success ? 'good' : 'bad'}` }, a.status_code !== null ? String(a.status_code) : 'error'),
+        a.error ? ` ${a.error}` : '',
+      ),
       el('td', { class: 'num' }, `${a.duration_ms} ms`),
       // the receiver's answer: partner-controlled bytes, shown as text
       el('td', {}, el('pre', { class: 'answer' }, a.response_body ?? '')),
@@ -547,10 +698,28 @@ async function attemptsSection(target, id, before) {
     el('h2', {}, 'Delivery attempts (newest first)'),
     rows.length === 0
       ? el('p', { class: 'muted' }, 'No attempts logged.')
-      : el('table', {}, el('thead', {}, el('tr', {}, ['Time', 'Event', 'Attempt', 'Result', 'Duration', 'Answer (first bytes)'].map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, rows)),
-    el('div', { class: 'pager' },
+      : el(
+          'table',
+          {},
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              ['Time', 'Event', 'Attempt', 'Result', 'Duration', 'Answer (first bytes)'].map((h) => el('th', { scope: 'col' }, h)),
+            ),
+          ),
+          el('tbody', {}, rows),
+        ),
+    el(
+      'div',
+      { class: 'pager' },
       before ? el('button', { type: 'button', onclick: () => attemptsSection(target, id, null) }, 'Newest') : null,
-      res.cursor.has_more ? el('button', { type: 'button', id: 'attempts-older', onclick: () => attemptsSection(target, id, res.cursor.next_before) }, 'Older') : null),
+      res.cursor.has_more
+        ? el('button', { type: 'button', id: 'attempts-older', onclick: () => attemptsSection(target, id, res.cursor.next_before) }, 'Older')
+        : null,
+    ),
   );
 }
 
@@ -566,19 +735,47 @@ async function eventsSection(target, id, view, after) {
       el('td', {}, e.type),
       el('td', {}, e.window ? `${e.window.from} → ${e.window.to}` : '—'),
       el('td', {}, when(e.created_at)),
-      el('td', {}, el('span', { class: `badge ${e.delivery.status === 'delivered' ? 'good' : e.delivery.status === 'pending' ? 'warn' : 'off'}` }, e.delivery.status)),
+      el(
+        'td',
+        {},
+        el('span', { class: `badge ${e.delivery.status === 'delivered' ? 'good' : e.delivery.status === 'pending' ? 'warn' : 'off'}` }, e.delivery.status),
+      ),
       el('td', { class: 'num' }, e.delivery.attempts),
-      el('td', {}, e.delivery.delivered_at ? when(e.delivery.delivered_at) : e.delivery.last_attempt ? `last: ${e.delivery.last_attempt.status_code ?? e.delivery.last_attempt.error}` : '—'),
+      el(
+        'td',
+        {},
+        e.delivery.delivered_at
+          ? when(e.delivery.delivered_at)
+          : e.delivery.last_attempt
+            ? `last: ${e.delivery.last_attempt.status_code ?? e.delivery.last_attempt.error}`
+            : '—',
+      ),
     ),
   );
   target.replaceChildren(
     el('h2', {}, `Events (sequence ${start + 1} on)`),
     rows.length === 0
       ? el('p', { class: 'muted' }, 'No events.')
-      : el('table', {}, el('thead', {}, el('tr', {}, ['Sequence', 'Kind', 'Window', 'Recorded', 'Delivery', 'Attempts', 'Delivered / last'].map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, rows)),
-    el('div', { class: 'pager' },
+      : el(
+          'table',
+          {},
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              ['Sequence', 'Kind', 'Window', 'Recorded', 'Delivery', 'Attempts', 'Delivered / last'].map((h) => el('th', { scope: 'col' }, h)),
+            ),
+          ),
+          el('tbody', {}, rows),
+        ),
+    el(
+      'div',
+      { class: 'pager' },
       start > 0 ? el('button', { type: 'button', onclick: () => eventsSection(target, id, view, Math.max(0, start - 50)) }, 'Earlier') : null,
-      res.cursor.has_more ? el('button', { type: 'button', onclick: () => eventsSection(target, id, view, res.cursor.next_after_sequence) }, 'Later') : null),
+      res.cursor.has_more ? el('button', { type: 'button', onclick: () => eventsSection(target, id, view, res.cursor.next_after_sequence) }, 'Later') : null,
+    ),
   );
 }
 
@@ -588,13 +785,41 @@ async function propertiesSection(target, id, page) {
     el('h2', {}, `Covered properties (${res.pagination.total})`),
     res.data.length === 0
       ? el('p', { class: 'muted' }, 'None.')
-      : el('table', {},
-          el('thead', {}, el('tr', {}, ['Id', 'Name', 'External id', 'City', 'Status'].map((h) => el('th', { scope: 'col' }, h)))),
-          el('tbody', {}, res.data.map((p) => el('tr', {}, el('td', { class: 'num' }, p.id), el('td', {}, p.name), el('td', {}, p.external_id ?? '—'), el('td', {}, p.city), el('td', {}, p.status))))),
-    el('div', { class: 'pager' },
+      : el(
+          'table',
+          {},
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              ['Id', 'Name', 'External id', 'City', 'Status'].map((h) => el('th', { scope: 'col' }, h)),
+            ),
+          ),
+          el(
+            'tbody',
+            {},
+            res.data.map((p) =>
+              el(
+                'tr',
+                {},
+                el('td', { class: 'num' }, p.id),
+                el('td', {}, p.name),
+                el('td', {}, p.external_id ?? '—'),
+                el('td', {}, p.city),
+                el('td', {}, p.status),
+              ),
+            ),
+          ),
+        ),
+    el(
+      'div',
+      { class: 'pager' },
       page > 1 ? el('button', { type: 'button', onclick: () => propertiesSection(target, id, page - 1) }, 'Previous') : null,
       page < res.pagination.last_page ? el('button', { type: 'button', onclick: () => propertiesSection(target, id, page + 1) }, 'Next') : null,
-      el('span', { class: 'muted' }, `page ${res.pagination.page} of ${res.pagination.last_page}`)),
+      el('span', { class: 'muted' }, `page ${res.pagination.page} of ${res.pagination.last_page}`),
+    ),
   );
 }
 
@@ -606,7 +831,11 @@ async function editWebhook(view, reload) {
     el('label', { for: 'webhook-url' }, 'Webhook URL'),
     url,
     el('label', {}, 'Subscribed kinds'),
-    el('div', { class: 'types' }, boxes.map((b) => el('label', {}, b, b.value))),
+    el(
+      'div',
+      { class: 'types' },
+      boxes.map((b) => el('label', {}, b, b.value)),
+    ),
     el('label', { for: 'webhook-timeout' }, 'Response deadline (seconds, 1 to 30)'),
     timeout,
   ];
@@ -626,7 +855,10 @@ async function editWebhook(view, reload) {
   };
   try {
     const res = await api('PATCH', `/integrations/${view.id}`, { webhook: change });
-    say(`${res.message} URL ${res.data.webhook.url ?? 'removed'}; ${res.data.webhook.event_types.length} kinds; deadline ${res.data.webhook.timeout_seconds} s.`, 'ok');
+    say(
+      `${res.message} URL ${res.data.webhook.url ?? 'removed'}; ${res.data.webhook.event_types.length} kinds; deadline ${res.data.webhook.timeout_seconds} s.`,
+      'ok',
+    );
     await reload();
   } catch (error) {
     say(`Edit webhook failed: ${describeError(error)}`, 'error');

@@ -19,7 +19,6 @@ import { ROOT, freePort, sleep } from './lib.js';
 
 const STAFF_TOKEN = `dls_${'C'.repeat(40)}`;
 
-
 interface Node {
   url: string;
   child: ChildProcess;
@@ -50,7 +49,13 @@ async function startNode(tree: string, databaseUrl: string, secretsKey: string):
   const url = `http://127.0.0.1:${port}`;
   for (let waited = 0; ; waited += 200) {
     if (child.exitCode !== null) throw new Error(`the node of ${tree} exited (${child.exitCode}): ${out}`);
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return { url, child, output: () => out };
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, child, output: () => out };
     if (waited > 180_000) throw new Error(`the node of ${tree} did not start: ${out}`);
     await sleep(200);
   }
@@ -105,7 +110,12 @@ async function roundTrip(writer: string, reader: string, label: string): Promise
   });
   const read = await call<{ external_booking_id: string }>(reader, key, 'GET', `${api}/bookings/${booking.id}`);
   if (read.external_booking_id !== `${label}-BK`) throw new Error(`${label}: the booking read back differs`);
-  const snapshot = await call<{ data: { dates: Array<{ available_units: number }> } }>(reader, key, 'GET', `${api}/properties/${property.doorloom_id}/availability?from=${day(10)}&to=${day(11)}`);
+  const snapshot = await call<{ data: { dates: Array<{ available_units: number }> } }>(
+    reader,
+    key,
+    'GET',
+    `${api}/properties/${property.doorloom_id}/availability?from=${day(10)}&to=${day(11)}`,
+  );
   if (snapshot.data.dates.some((d) => d.available_units !== 0)) throw new Error(`${label}: the hold is not seen`);
   const events = await call<Array<{ event: { type: string } }>>(reader, key, 'GET', `${api}/events?after_sequence=0&limit=200`);
   if (!events.some((row) => row.event.type === 'booking.changed')) throw new Error(`${label}: no booking.changed event`);

@@ -15,7 +15,14 @@ const view = process.argv[2] ?? 'list';
 const out = process.argv[3] ?? 'docs/console.png';
 const staffToken = 'dls_ScreenshotStaffToken00000000000000000000';
 
-const config = loadConfig({ DATABASE_URL: 'memory:', STAFF_TOKEN: staffToken, TEST_CLOCK: '1', WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_ALLOW_PRIVATE: '1', LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  DATABASE_URL: 'memory:',
+  STAFF_TOKEN: staffToken,
+  TEST_CLOCK: '1',
+  WEBHOOK_ALLOW_INSECURE: '1',
+  WEBHOOK_ALLOW_PRIVATE: '1',
+  LOG_LEVEL: 'silent',
+});
 const { deps, database } = await createRuntime(config, pino({ level: 'silent' }));
 await ensureStaffToken(deps);
 const app = await buildApp(deps);

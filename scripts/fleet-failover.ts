@@ -51,7 +51,9 @@ async function main(): Promise<void> {
   await waitForSyncPair(state);
   const sorted = [...times].sort((a, b) => a - b);
   const p50 = sorted[Math.floor((sorted.length - 1) / 2)];
-  console.log(`kill → first acknowledged write over ${rounds} failovers: p50 ${(p50 / 1000).toFixed(1)} s, min ${(sorted[0] / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s; slowest answer ${(slowest / 1000).toFixed(1)} s; answers ${JSON.stringify(answers)}`);
+  console.log(
+    `kill → first acknowledged write over ${rounds} failovers: p50 ${(p50 / 1000).toFixed(1)} s, min ${(sorted[0] / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s; slowest answer ${(slowest / 1000).toFixed(1)} s; answers ${JSON.stringify(answers)}`,
+  );
 }
 
 main().then(

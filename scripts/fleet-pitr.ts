@@ -20,7 +20,6 @@ const asPostgres = (command: string, args: string[], env: Record<string, string>
   return execFileSync(setpriv, argv, { stdio: 'pipe', cwd: '/', env: { ...process.env, ...env } }).toString();
 };
 
-
 async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -51,9 +50,13 @@ async function main(): Promise<void> {
   execFileSync('chown', ['postgres:postgres', work]);
 
   // 1. the base backup, from whichever server is primary (through its HAProxy)
-  asPostgres(`${PG_BIN}/pg_basebackup`, ['-h', '127.0.0.1', '-p', String(state.postgresProxy.port), '-U', 'replicator', '-w', '-D', base, '-X', 'stream', '-c', 'fast'], {
-    PGPASSWORD: state.secrets.replicator,
-  });
+  asPostgres(
+    `${PG_BIN}/pg_basebackup`,
+    ['-h', '127.0.0.1', '-p', String(state.postgresProxy.port), '-U', 'replicator', '-w', '-D', base, '-X', 'stream', '-c', 'fast'],
+    {
+      PGPASSWORD: state.secrets.replicator,
+    },
+  );
   log(`base backup taken: ${base}`);
 
   // 2. one write before the target moment, one after it
@@ -128,7 +131,10 @@ async function main(): Promise<void> {
   const nodeUrl = `http://127.0.0.1:${nodePort}`;
   try {
     for (let waited = 0; ; waited += 200) {
-      const ok = await fetch(`${nodeUrl}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${nodeUrl}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (waited > 120_000) throw new Error('the node on the restored database did not start');
       await sleep(200);

@@ -88,7 +88,11 @@ export async function upFleet(options: FleetOptions = {}): Promise<FleetState> {
     stateDir,
     poolMode,
     dist: !!options.dist,
-    staffToken: `dls_${randomBytes(30).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(40, 'x').slice(0, 40)}`,
+    staffToken: `dls_${randomBytes(30)
+      .toString('base64')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .padEnd(40, 'x')
+      .slice(0, 40)}`,
     metricsToken: randomBytes(24).toString('hex'),
     secretsKey: randomBytes(32).toString('hex'),
     secrets,
@@ -159,7 +163,9 @@ export async function fleetStatus(stateDir?: string): Promise<string> {
   const members = await clusterMembers(state);
   for (const member of state.members) {
     const seen = members.find((m) => m.name === member.name);
-    const role = seen ? `${seen.role} ${seen.state}${seen.lag !== undefined ? `, lag ${seen.lag}` : ''}${seen.timeline ? `, timeline ${seen.timeline}` : ''}` : 'not in the cluster';
+    const role = seen
+      ? `${seen.role} ${seen.state}${seen.lag !== undefined ? `, lag ${seen.lag}` : ''}${seen.timeline ? `, timeline ${seen.timeline}` : ''}`
+      : 'not in the cluster';
     lines.push(`${member.name.padEnd(16)} 127.0.0.1:${member.pgPort}  patroni ${mark(member.pid)}: ${role}`);
   }
   const primary = members.find((m) => m.role === 'leader');
@@ -180,13 +186,18 @@ async function prometheusStatus(state: FleetState): Promise<string[]> {
   const head = `prometheus       http://127.0.0.1:${state.prometheus.port}  ${alive(state.prometheus.pid) ? `running (pid ${state.prometheus.pid})` : 'stopped'}`;
   if (!alive(state.prometheus.pid)) return [head];
   try {
-    const { activeTargets } = await prometheusApi<{ activeTargets: Array<{ labels: { instance: string }; health: string }> }>(state, '/api/v1/targets?state=active');
+    const { activeTargets } = await prometheusApi<{ activeTargets: Array<{ labels: { instance: string }; health: string }> }>(
+      state,
+      '/api/v1/targets?state=active',
+    );
     const targets = activeTargets.map((t) => `${t.labels.instance} ${t.health}`).join(', ');
     const alerts = await activeAlerts(state);
     const firing = alerts.filter((a) => a.state === 'firing');
     const describe = (a: (typeof alerts)[number]) => {
       const { alertname: _, severity, ...rest } = a.labels;
-      return `  ${a.state.padEnd(8)} ${a.name} ${severity} ${Object.entries(rest).map(([k, v]) => `${k}=${v}`).join(' ')} since ${a.activeAt}`;
+      return `  ${a.state.padEnd(8)} ${a.name} ${severity} ${Object.entries(rest)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')} since ${a.activeAt}`;
     };
     return [
       `${head}${state.prometheus.testThresholds ? ' (test alert thresholds)' : ''}: scraping ${targets}`,
@@ -204,14 +215,22 @@ async function cli(argv: string[]): Promise<void> {
     const i = rest.indexOf(`--${name}`);
     return i >= 0 ? rest[i + 1] : undefined;
   };
-  const positional = rest.find((arg, i) => !arg.startsWith('--') && !(i > 0 && rest[i - 1].startsWith('--') && ['pool-mode', 'nodes', 'state-dir'].includes(rest[i - 1].slice(2))));
+  const positional = rest.find(
+    (arg, i) => !arg.startsWith('--') && !(i > 0 && rest[i - 1].startsWith('--') && ['pool-mode', 'nodes', 'state-dir'].includes(rest[i - 1].slice(2))),
+  );
   switch (command) {
     case 'up': {
       const poolMode = option('pool-mode') ?? 'transaction';
       if (poolMode !== 'session' && poolMode !== 'transaction') throw new Error('--pool-mode must be session or transaction');
       const nodes = Number(option('nodes') ?? 3);
       if (!Number.isInteger(nodes) || nodes < 1 || nodes > 9) throw new Error('--nodes must be from 1 to 9');
-      const state = await upFleet({ poolMode, nodes, dist: rest.includes('--dist'), stateDir: option('state-dir'), testAlertThresholds: rest.includes('--test-alert-thresholds') });
+      const state = await upFleet({
+        poolMode,
+        nodes,
+        dist: rest.includes('--dist'),
+        stateDir: option('state-dir'),
+        testAlertThresholds: rest.includes('--test-alert-thresholds'),
+      });
       console.log(`stop it with: npm run fleet -- down ${state.stateDir}`);
       return;
     }
@@ -221,7 +240,9 @@ async function cli(argv: string[]): Promise<void> {
       console.log(await fleetStatus(positional));
       return;
     default:
-      throw new Error('usage: npm run fleet -- up [--pool-mode transaction|session] [--nodes 3] [--dist] [--state-dir DIR] [--test-alert-thresholds] | status [DIR] | down [DIR] [--keep]');
+      throw new Error(
+        'usage: npm run fleet -- up [--pool-mode transaction|session] [--nodes 3] [--dist] [--state-dir DIR] [--test-alert-thresholds] | status [DIR] | down [DIR] [--keep]',
+      );
   }
 }
 

@@ -22,4 +22,12 @@ export function freePort(): Promise<number> {
 }
 
 /** argv that runs `command` as the postgres user: setpriv execs, so a spawned pid is the command itself. */
-export const asPostgresArgv = (command: string, args: string[]): string[] => ['setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args];
+export const asPostgresArgv = (command: string, args: string[]): string[] => [
+  'setpriv',
+  '--reuid=postgres',
+  '--regid=postgres',
+  '--init-groups',
+  '--',
+  command,
+  ...args,
+];

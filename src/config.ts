@@ -113,14 +113,16 @@ function databasePoolModeSetting(env: NodeJS.ProcessEnv, databaseUrl: string | n
   const raw = (env.DATABASE_POOL_MODE ?? '').trim().toLowerCase();
   if (raw === '' || raw === 'session') return 'session';
   if (raw !== 'transaction') throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${env.DATABASE_POOL_MODE}"`);
-  if (!databaseUrl?.startsWith('postgres')) throw new ConfigError('DATABASE_POOL_MODE=transaction needs DATABASE_URL=postgres://… (a transaction-mode pooler in front of PostgreSQL)');
+  if (!databaseUrl?.startsWith('postgres'))
+    throw new ConfigError('DATABASE_POOL_MODE=transaction needs DATABASE_URL=postgres://… (a transaction-mode pooler in front of PostgreSQL)');
   return 'transaction';
 }
 
 function databaseDirectUrlSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): string | null {
   const raw = env.DATABASE_DIRECT_URL?.trim() || null;
   if (!raw) return null;
-  if (!isPostgresUrl(raw)) throw new ConfigError('DATABASE_DIRECT_URL must be postgres://user@host:port/database (PostgreSQL itself, not a transaction pooler)');
+  if (!isPostgresUrl(raw))
+    throw new ConfigError('DATABASE_DIRECT_URL must be postgres://user@host:port/database (PostgreSQL itself, not a transaction pooler)');
   if (!databaseUrl?.startsWith('postgres')) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL=postgres://… as well');
   return raw;
 }
@@ -202,8 +204,12 @@ function alertWebhookSettings(env: NodeJS.ProcessEnv): { alertWebhookUrl: string
     throw new ConfigError(`ALERT_WEBHOOK_URL must be an absolute https:// URL, got "${url}"`);
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(`ALERT_WEBHOOK_URL must be an https:// URL, got "${url}"`);
-  if (!secret) throw new ConfigError('ALERT_WEBHOOK_URL needs ALERT_WEBHOOK_SECRET (whsec_ followed by base64, e.g. whsec_$(openssl rand -base64 32)) to sign its notices');
-  if (!WEBHOOK_SECRET_FORMAT.test(secret)) throw new ConfigError('ALERT_WEBHOOK_SECRET must be whsec_ followed by at least 24 base64 characters (e.g. whsec_$(openssl rand -base64 32))');
+  if (!secret)
+    throw new ConfigError(
+      'ALERT_WEBHOOK_URL needs ALERT_WEBHOOK_SECRET (whsec_ followed by base64, e.g. whsec_$(openssl rand -base64 32)) to sign its notices',
+    );
+  if (!WEBHOOK_SECRET_FORMAT.test(secret))
+    throw new ConfigError('ALERT_WEBHOOK_SECRET must be whsec_ followed by at least 24 base64 characters (e.g. whsec_$(openssl rand -base64 32))');
   return { alertWebhookUrl: url, alertWebhookSecret: secret };
 }
 

@@ -120,11 +120,7 @@ export function createRuntimeState(database: Pick<Database, 'db' | 'engine' | 'c
 }
 
 /** Config → database → migrations → deps: everything but the HTTP server and the loops. */
-export async function createRuntime(
-  config: Config,
-  logger = createLogger(config.logLevel),
-  databaseOptions: RuntimeDatabaseOptions = {},
-): Promise<Runtime> {
+export async function createRuntime(config: Config, logger = createLogger(config.logLevel), databaseOptions: RuntimeDatabaseOptions = {}): Promise<Runtime> {
   const embeddedOnDisk = !config.databaseUrl;
   // the directory first (nobody else may enter it); its files once the database has opened them
   if (embeddedOnDisk) await secureDataDir(config.dataDir, { files: false });

@@ -44,7 +44,10 @@ function startFailure(config: Config, error: unknown): never {
   }
   if (code === 'EADDRINUSE') fail(`cannot listen on ${config.host}:${config.port}: the port is in use (set PORT to a free one)`, 1);
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
-    fail(`configuration error: cannot listen on ${config.host}:${config.port} (${code}): set HOST to an address of this machine and PORT to one this user may open`, 2);
+    fail(
+      `configuration error: cannot listen on ${config.host}:${config.port} (${code}): set HOST to an address of this machine and PORT to one this user may open`,
+      2,
+    );
   }
   if (['debug', 'trace'].includes(config.logLevel) && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   fail(`failed to start: ${causeOf(error)}`, 1);
@@ -61,7 +64,11 @@ async function runtimeOrExit(config: Config, logger: Logger): Promise<Runtime> {
 function engineLine(config: Config, runtime: Runtime): Record<string, unknown> {
   return {
     engine: runtime.deps.engine,
-    database: config.databaseUrl?.startsWith('postgres') ? describeDatabaseUrl(config.databaseUrl) : config.databaseUrl === 'memory:' ? 'memory' : config.dataDir,
+    database: config.databaseUrl?.startsWith('postgres')
+      ? describeDatabaseUrl(config.databaseUrl)
+      : config.databaseUrl === 'memory:'
+        ? 'memory'
+        : config.dataDir,
     migrationsApplied: runtime.migrations,
   };
 }
@@ -75,10 +82,13 @@ async function serve(config: Config): Promise<void> {
     runtime.migrations.length > 0 ? `database ready: ${runtime.migrations.length} migrations applied` : 'database ready: schema current',
   );
   if (trustsEveryAddress(config.trustProxy)) {
-    logger.warn('TRUST_PROXY trusts every address of a family (/0): any client can set its own address with X-Forwarded-For unless the load balancer is the only way in.');
+    logger.warn(
+      'TRUST_PROXY trusts every address of a family (/0): any client can set its own address with X-Forwarded-For unless the load balancer is the only way in.',
+    );
   }
   if (config.testClock) logger.warn('TEST_CLOCK on: the staff API can move the service clock. Never use this in production.');
-  if (config.webhookAllowPrivate) logger.warn('WEBHOOK_ALLOW_PRIVATE on: webhooks may reach loopback, private and link-local addresses. For local development only.');
+  if (config.webhookAllowPrivate)
+    logger.warn('WEBHOOK_ALLOW_PRIVATE on: webhooks may reach loopback, private and link-local addresses. For local development only.');
   if (!config.rateLimits) logger.warn('RATE_LIMITS=off: request rate tiers are not enforced. For load tests only.');
   try {
     if (!cluster.isWorker) {
@@ -194,11 +204,14 @@ async function primary(config: Config): Promise<void> {
     logger.info({ signal }, 'shutting down: waiting for the workers to stop');
     if (workers.length === 0) process.exit(0);
     for (const worker of workers) worker?.process.kill(signal);
-    setTimeout(() => {
-      logger.error('workers did not stop in time; killing them');
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-      process.exit(1);
-    }, (signal === 'SIGTERM' ? config.shutdownDrainMs : 0) + FORCE_EXIT_MS + 500).unref();
+    setTimeout(
+      () => {
+        logger.error('workers did not stop in time; killing them');
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+        process.exit(1);
+      },
+      (signal === 'SIGTERM' ? config.shutdownDrainMs : 0) + FORCE_EXIT_MS + 500,
+    ).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

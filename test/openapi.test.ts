@@ -35,12 +35,39 @@ function* walk(node: Any, where: string): Generator<[Any, string]> {
 const strip = ({ description: _d, ...rest }: Any) => rest;
 
 const NAMED = [
-  'Integration', 'PropertyBlock', 'Unit', 'PropertyDetail', 'Booking',
-  'AvailabilityPayload', 'RatesPayload', 'RestrictionsPayload', 'AvailabilitySnapshot', 'RatesSnapshot', 'RestrictionsSnapshot',
-  'EventEnvelope', 'Event', 'AvailabilityChangedEvent', 'RatesChangedEvent', 'RestrictionsChangedEvent', 'InventoryChangedEvent',
-  'PropertyChangedEvent', 'BookingChangedEvent', 'PingEvent', 'InventoryChangedData', 'PropertyChangedData', 'BookingChangedData',
-  'ErrorEnvelope', 'Pagination', 'Cursor', 'EventRow',
-  'PropertyCreateInput', 'PropertyUpdateInput', 'BookingCreateInput', 'BookingUpdateInput', 'BookingCancelInput', 'SyncInput',
+  'Integration',
+  'PropertyBlock',
+  'Unit',
+  'PropertyDetail',
+  'Booking',
+  'AvailabilityPayload',
+  'RatesPayload',
+  'RestrictionsPayload',
+  'AvailabilitySnapshot',
+  'RatesSnapshot',
+  'RestrictionsSnapshot',
+  'EventEnvelope',
+  'Event',
+  'AvailabilityChangedEvent',
+  'RatesChangedEvent',
+  'RestrictionsChangedEvent',
+  'InventoryChangedEvent',
+  'PropertyChangedEvent',
+  'BookingChangedEvent',
+  'PingEvent',
+  'InventoryChangedData',
+  'PropertyChangedData',
+  'BookingChangedData',
+  'ErrorEnvelope',
+  'Pagination',
+  'Cursor',
+  'EventRow',
+  'PropertyCreateInput',
+  'PropertyUpdateInput',
+  'BookingCreateInput',
+  'BookingUpdateInput',
+  'BookingCancelInput',
+  'SyncInput',
 ];
 
 describe('OpenAPI document', () => {
@@ -88,7 +115,9 @@ describe('OpenAPI document', () => {
     expect(dataOf(partnerOp('/properties', 'post').responses['201'])).toEqual({ $ref: '#/components/schemas/PropertyBlock' });
     expect(dataOf(partnerOp('/properties/{property}/rates', 'get').responses['200'])).toEqual({ $ref: '#/components/schemas/RatesSnapshot' });
     expect(partnerOp('/events', 'get').responses['200'].content['application/json'].schema.properties.cursor).toEqual({ $ref: '#/components/schemas/Cursor' });
-    expect(partnerOp('/bookings', 'get').responses['200'].content['application/json'].schema.properties.pagination).toEqual({ $ref: '#/components/schemas/Pagination' });
+    expect(partnerOp('/bookings', 'get').responses['200'].content['application/json'].schema.properties.pagination).toEqual({
+      $ref: '#/components/schemas/Pagination',
+    });
     expect(schemas.PropertyBlock.properties.units.items).toEqual({ $ref: '#/components/schemas/Unit' });
     expect(schemas.EventRow.properties.event).toEqual({ $ref: '#/components/schemas/Event' });
   });
@@ -101,9 +130,7 @@ describe('OpenAPI document', () => {
       if ((op.parameters ?? []).some((p: Any) => p.in === 'path')) expected.push('404');
       for (const status of expected) expect(statuses, `${method} ${path} lists ${status}`).toContain(status);
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
-        const response = op.responses[status].$ref
-          ? document.components.responses[op.responses[status].$ref.split('/').pop()]
-          : op.responses[status];
+        const response = op.responses[status].$ref ? document.components.responses[op.responses[status].$ref.split('/').pop()] : op.responses[status];
         expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
       }
     }
@@ -122,11 +149,28 @@ describe('OpenAPI document', () => {
         if (status === '429' || status === '503') expect(headers).toContain('Retry-After');
       }
     }
-    for (const path of ['/properties', '/properties/bulk', '/bookings']) expect(headersOf(partnerOp(path, 'post').responses['201'])).toContain('Idempotent-Replayed');
-    for (const [path, method] of [['/bookings/{id}', 'get'], ['/bookings/{id}', 'patch'], ['/bookings/{id}/cancel', 'post'], ['/bookings/external/{external_booking_id}', 'get']]) {
+    for (const path of ['/properties', '/properties/bulk', '/bookings'])
+      expect(headersOf(partnerOp(path, 'post').responses['201'])).toContain('Idempotent-Replayed');
+    for (const [path, method] of [
+      ['/bookings/{id}', 'get'],
+      ['/bookings/{id}', 'patch'],
+      ['/bookings/{id}/cancel', 'post'],
+      ['/bookings/external/{external_booking_id}', 'get'],
+    ]) {
       expect(headersOf(partnerOp(path, method).responses['200'])).toContain('ETag');
     }
-    expect(Object.keys(document.components.headers)).toEqual(expect.arrayContaining(['ETag', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id']));
+    expect(Object.keys(document.components.headers)).toEqual(
+      expect.arrayContaining([
+        'ETag',
+        'RateLimit',
+        'RateLimit-Policy',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'Retry-After',
+        'Idempotent-Replayed',
+        'X-Request-Id',
+      ]),
+    );
   });
 
   it('makes the cancel and sync bodies optional and numeric path ids integers', () => {
@@ -147,7 +191,9 @@ describe('OpenAPI document', () => {
     for (const kind of kinds) {
       const post = document.webhooks[kind].post;
       expect(post.requestBody.content['application/json'].schema.$ref).toMatch(/^#\/components\/schemas\/\w+Event$/);
-      expect(post.parameters.map((p: Any) => p.name)).toEqual(expect.arrayContaining(['X-Service-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']));
+      expect(post.parameters.map((p: Any) => p.name)).toEqual(
+        expect.arrayContaining(['X-Service-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']),
+      );
     }
   });
 
@@ -182,12 +228,21 @@ describe('the document describes what the service sends', () => {
   it('answers match the named schemas and carry the documented headers', async () => {
     const me = await ctx.api(integration.apiKey, 'GET', '/me');
     check('Integration', me.json().data);
-    for (const name of ['x-request-id', 'ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining']) expect(me.headers).toHaveProperty([name]);
+    for (const name of ['x-request-id', 'ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining'])
+      expect(me.headers).toHaveProperty([name]);
 
-    const created = await ctx.api(integration.apiKey, 'POST', '/properties', createBody({ external_id: 'OA-1', units: [{ name: 'Room', external_id: 'OA-1-U1' }] }), { 'idempotency-key': newKey() });
+    const created = await ctx.api(
+      integration.apiKey,
+      'POST',
+      '/properties',
+      createBody({ external_id: 'OA-1', units: [{ name: 'Room', external_id: 'OA-1-U1' }] }),
+      { 'idempotency-key': newKey() },
+    );
     expect(created.statusCode).toBe(201);
     check('PropertyBlock', created.json().data);
-    const booking = await ctx.api(integration.apiKey, 'POST', '/bookings', bookingBody(ctx, { externalId: 'OA-1', aliases: ['OA-1-U1'] }), { 'idempotency-key': newKey() });
+    const booking = await ctx.api(integration.apiKey, 'POST', '/bookings', bookingBody(ctx, { externalId: 'OA-1', aliases: ['OA-1-U1'] }), {
+      'idempotency-key': newKey(),
+    });
     expect(booking.statusCode).toBe(201);
     check('Booking', booking.json().data);
     const read = await ctx.api(integration.apiKey, 'GET', `/bookings/${booking.json().data.id}`);
@@ -196,7 +251,11 @@ describe('the document describes what the service sends', () => {
     const detail = await ctx.api(integration.apiKey, 'GET', '/properties/OA-1');
     check('PropertyDetail', detail.json().data);
     const today = new Date(ctx.deps.clock.nowMs() + 5.5 * 3600_000).toISOString().slice(0, 10);
-    for (const [kind, name] of [['availability', 'AvailabilitySnapshot'], ['rates', 'RatesSnapshot'], ['restrictions', 'RestrictionsSnapshot']] as const) {
+    for (const [kind, name] of [
+      ['availability', 'AvailabilitySnapshot'],
+      ['rates', 'RatesSnapshot'],
+      ['restrictions', 'RestrictionsSnapshot'],
+    ] as const) {
       const res = await ctx.api(integration.apiKey, 'GET', `/properties/OA-1/${kind}?from=${today}&to=${today}`);
       expect(res.statusCode).toBe(200);
       check(name, res.json().data);
@@ -207,7 +266,9 @@ describe('the document describes what the service sends', () => {
     expect(rows.length).toBeGreaterThan(5);
     check('Cursor', events.json().cursor);
     for (const row of rows) check('EventRow', row);
-    expect(new Set(rows.map((r: Any) => r.event.type))).toEqual(new Set(['property.changed', 'inventory.changed', 'availability.changed', 'rates.changed', 'restrictions.changed', 'booking.changed']));
+    expect(new Set(rows.map((r: Any) => r.event.type))).toEqual(
+      new Set(['property.changed', 'inventory.changed', 'availability.changed', 'rates.changed', 'restrictions.changed', 'booking.changed']),
+    );
 
     const refused = await ctx.api(integration.apiKey, 'POST', '/properties', { name: '' }, { 'idempotency-key': newKey() });
     expect(refused.statusCode).toBe(422);

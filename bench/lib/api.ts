@@ -34,11 +34,16 @@ export async function call<T = unknown>(
   return { status: res.status, body: (text ? JSON.parse(text) : null) as Answer<T> };
 }
 
-export const staff = <T = unknown>(base: string, method: string, path: string, body?: unknown) => call<T>(base, STAFF_TOKEN, method, `/api/staff/v1${path}`, body);
+export const staff = <T = unknown>(base: string, method: string, path: string, body?: unknown) =>
+  call<T>(base, STAFF_TOKEN, method, `/api/staff/v1${path}`, body);
 
 export async function setupIntegration(base: string, options: { name?: string; webhook?: object; brandId?: number } = {}) {
   const brandId = options.brandId ?? (await staff<{ id: number }>(base, 'POST', '/brands', { name: 'Bench Brand' })).body.data.id;
-  const res = await staff<{ integration: { id: number }; api_key: string }>(base, 'POST', '/integrations', { brand_id: brandId, name: options.name ?? `Bench ${Math.random().toString(36).slice(2, 8)}`, webhook: options.webhook });
+  const res = await staff<{ integration: { id: number }; api_key: string }>(base, 'POST', '/integrations', {
+    brand_id: brandId,
+    name: options.name ?? `Bench ${Math.random().toString(36).slice(2, 8)}`,
+    webhook: options.webhook,
+  });
   if (res.status !== 201) throw new Error(`integration create failed: ${JSON.stringify(res.body)}`);
   return { id: res.body.data.integration.id, apiKey: res.body.data.api_key, brandId };
 }
@@ -63,14 +68,23 @@ export function propertyBody(externalId: string, units: number) {
 
 /** POST /properties; returns the property block (doorloom_id, units…). */
 export async function createProperty(base: string, apiKey: string, externalId: string, units: number) {
-  const res = await call<{ doorloom_id: number }>(base, apiKey, 'POST', '/api/integrations/v1/properties', propertyBody(externalId, units), { 'idempotency-key': idempotencyKey('prop') });
+  const res = await call<{ doorloom_id: number }>(base, apiKey, 'POST', '/api/integrations/v1/properties', propertyBody(externalId, units), {
+    'idempotency-key': idempotencyKey('prop'),
+  });
   if (res.status !== 201) throw new Error(`property create failed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
   return res.body.data;
 }
 
 /** POST /properties/bulk with one property per external id. */
 export async function bulkCreate(base: string, apiKey: string, externalIds: string[], units = 1) {
-  const res = await call<{ summary: { failed: number }; results: Array<{ property?: { doorloom_id: number } }> }>(base, apiKey, 'POST', '/api/integrations/v1/properties/bulk', { properties: externalIds.map((id) => propertyBody(id, units)) }, { 'idempotency-key': idempotencyKey('bulk') });
+  const res = await call<{ summary: { failed: number }; results: Array<{ property?: { doorloom_id: number } }> }>(
+    base,
+    apiKey,
+    'POST',
+    '/api/integrations/v1/properties/bulk',
+    { properties: externalIds.map((id) => propertyBody(id, units)) },
+    { 'idempotency-key': idempotencyKey('bulk') },
+  );
   if (res.status !== 201 || res.body.data.summary.failed !== 0) throw new Error(`bulk create failed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
   return res.body.data;
 }
@@ -91,11 +105,11 @@ export function bookingBody(ref: string, propertyExternalId: string, unitAliases
 
 /** Staff view of an integration: webhook.last_sequence, delivery.cursor_sequence, … */
 export async function staffIntegration(base: string, id: number) {
-  const res = await staff<{ webhook: { last_sequence: number; undelivered_events: number; url: string | null }; delivery: { cursor_sequence: number }; status: string }>(
-    base,
-    'GET',
-    `/integrations/${id}`,
-  );
+  const res = await staff<{
+    webhook: { last_sequence: number; undelivered_events: number; url: string | null };
+    delivery: { cursor_sequence: number };
+    status: string;
+  }>(base, 'GET', `/integrations/${id}`);
   if (res.status !== 200) throw new Error(`staff view of integration ${id}: ${res.status}`);
   return res.body.data;
 }

@@ -28,7 +28,11 @@ if (process.env.DATABASE_URL) {
     const client = await pool.connect();
     try {
       await client.query('begin');
-      const { rows } = await client.query({ name: 'baseline_insert', text: 'insert into baseline_rows (body) values ($1) returning id', values: [request.body] });
+      const { rows } = await client.query({
+        name: 'baseline_insert',
+        text: 'insert into baseline_rows (body) values ($1) returning id',
+        values: [request.body],
+      });
       await client.query('commit');
       return reply.code(201).send({ success: true, data: { id: Number(rows[0].id) } });
     } finally {

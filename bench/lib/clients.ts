@@ -257,7 +257,16 @@ export function cpuSnapshot(servicePid: number, pgPids?: number[]): CpuSnapshot 
     } else if (name === 'postgres' && (!pgPids || pgPids.includes(pid))) postgres += cpuOf(pid);
   }
   const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
-  return { at: performance.now(), service, postgres, bench: cpuOf(process.pid), machine: (user + nice + system + irq + softirq) / 100, serviceSystem, serviceReads, serviceWrites };
+  return {
+    at: performance.now(),
+    service,
+    postgres,
+    bench: cpuOf(process.pid),
+    machine: (user + nice + system + irq + softirq) / 100,
+    serviceSystem,
+    serviceReads,
+    serviceWrites,
+  };
 }
 
 /** Cores busy between two snapshots. */

@@ -7,7 +7,14 @@
 const mib = (n) => Math.round((n / 2 ** 20) * 10) / 10;
 const usage = (db) => {
   const m = process.memoryUsage();
-  return { rss: mib(m.rss), js_heap_used: mib(m.heapUsed), js_heap_total: mib(m.heapTotal), external: mib(m.external), array_buffers: mib(m.arrayBuffers), wasm_linear_memory: db ? mib(db.mod.HEAPU8.byteLength) : null };
+  return {
+    rss: mib(m.rss),
+    js_heap_used: mib(m.heapUsed),
+    js_heap_total: mib(m.heapTotal),
+    external: mib(m.external),
+    array_buffers: mib(m.arrayBuffers),
+    wasm_linear_memory: db ? mib(db.mod.HEAPU8.byteLength) : null,
+  };
 };
 const before = usage(null);
 // opened as the service opens it (its settings); imported after `before`, which is node alone
@@ -18,7 +25,11 @@ const tables = (await db.query(`select relname from pg_stat_user_tables order by
 for (const t of tables) await db.query(`select count(*) from "${t}"`);
 const read = usage(db);
 const settings = Object.fromEntries(
-  (await db.query(`select name, current_setting(name) as v from pg_settings where name in ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'wal_buffers', 'temp_buffers')`)).rows.map((r) => [r.name, r.v]),
+  (
+    await db.query(
+      `select name, current_setting(name) as v from pg_settings where name in ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'wal_buffers', 'temp_buffers')`,
+    )
+  ).rows.map((r) => [r.name, r.v]),
 );
 const size = (await db.query(`select pg_database_size(current_database())::bigint as n`)).rows[0].n;
 await db.close();

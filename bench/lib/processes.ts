@@ -47,7 +47,6 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-
 export interface Service {
   base: string;
   pid: number;
@@ -75,7 +74,10 @@ async function waitReady(base: string, child: ChildProcess, timeoutMs = 60_000):
 /** Process ids of the direct children of a process (cluster workers). */
 function childPids(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map((l) => Number(l.trim()));
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => Number(l.trim()));
   } catch {
     return [];
   }
@@ -161,7 +163,12 @@ export async function startService(env: Record<string, string>, options: Service
 export async function processRssMb(pid: number): Promise<number> {
   try {
     const out = execFileSync('ps', ['-o', 'rss=', '--pid', String(pid), '--ppid', String(pid)], { encoding: 'utf8' });
-    return Math.round(out.split('\n').filter(Boolean).reduce((sum, line) => sum + Number(line.trim()), 0) / 1024);
+    return Math.round(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .reduce((sum, line) => sum + Number(line.trim()), 0) / 1024,
+    );
   } catch {
     return NaN;
   }
@@ -186,7 +193,11 @@ export async function createBenchDatabase(adminUrl = process.env.BENCH_DATABASE_
 }
 
 /** Starts a plain Node process running a script file (baselines, receivers). */
-export async function startScript(script: string, env: Record<string, string>, readyLine: RegExp): Promise<{ pid: number; stop(): Promise<void>; output: string[] }> {
+export async function startScript(
+  script: string,
+  env: Record<string, string>,
+  readyLine: RegExp,
+): Promise<{ pid: number; stop(): Promise<void>; output: string[] }> {
   const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   const output: string[] = [];

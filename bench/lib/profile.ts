@@ -161,7 +161,15 @@ export function summarise(profiles: CpuProfile[], windows: Window[], topN = 25):
       const entry = self.get(key) ?? { fn, where: where ? position(frame) : '', us: 0 };
       entry.us += us;
       self.set(key, entry);
-      const group = where ? (where.startsWith('src/') ? where : where.startsWith('node:') ? 'node internals' : where.split('/')[0].startsWith('@') ? where.split('/').slice(0, 2).join('/') : where.split('/')[0]) : fn;
+      const group = where
+        ? where.startsWith('src/')
+          ? where
+          : where.startsWith('node:')
+            ? 'node internals'
+            : where.split('/')[0].startsWith('@')
+              ? where.split('/').slice(0, 2).join('/')
+              : where.split('/')[0]
+        : fn;
       byPlace.set(group, (byPlace.get(group) ?? 0) + us);
       for (const name of stackPaths(node.id)) hot.set(name, (hot.get(name) ?? 0) + us);
     }
@@ -191,7 +199,10 @@ export function formatSummary(s: ProfileSummary): string {
   const lines = [`\n== profile: ${s.window} (${s.sampled_ms} ms sampled, main thread busy ${Math.round(s.busy_share * 100)}%; shares of busy time) ==`];
   lines.push(`socket writes (native writev & co, incl. time descheduled there): ${s.socket_write_pct}%`);
   lines.push('top self time (% of busy, % of busy without socket writes):');
-  for (const t of s.top.slice(0, 18)) lines.push(`  ${String(t.self_pct).padStart(5)}%  ${t.self_pct_excl_writes === null ? '     ' : `${String(t.self_pct_excl_writes).padStart(4)}%`}  ${t.function}  ${t.where}`);
+  for (const t of s.top.slice(0, 18))
+    lines.push(
+      `  ${String(t.self_pct).padStart(5)}%  ${t.self_pct_excl_writes === null ? '     ' : `${String(t.self_pct_excl_writes).padStart(4)}%`}  ${t.function}  ${t.where}`,
+    );
   lines.push('self time by file/package:');
   for (const p of s.by_place) lines.push(`  ${String(p.self_pct).padStart(5)}%  ${p.where}`);
   lines.push('hot paths (stack runs through it, incl. callees):');

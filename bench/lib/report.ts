@@ -55,7 +55,11 @@ type Cell = string | number | boolean | null | undefined;
 export function textTable(header: string[], list: Cell[][]): string {
   const lines = list.map((l) => l.map((v) => String(v ?? '')));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ').trimEnd();
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join(' | ')
+      .trimEnd();
   return `${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${lines.map(fmt).join('\n')}\n`;
 }
 

@@ -81,7 +81,15 @@ function outcome(result: DriveResult, cores: ReturnType<ReturnType<typeof measur
  * One distinct run with set `set` from addresses 127.0.0.(first…first+19); stays start
  * `dayOffset` days after the first night so that runs on one database never overlap.
  */
-export async function distinctRun(service: Service, pgUrl: string | null, set: DistinctSet, firstAddress: number, dayOffset: number, session: ProfileSession | null, windowName: string) {
+export async function distinctRun(
+  service: Service,
+  pgUrl: string | null,
+  set: DistinctSet,
+  firstAddress: number,
+  dayOffset: number,
+  session: ProfileSession | null,
+  windowName: string,
+) {
   const day0 = addDays(firstNight(), dayOffset);
   const run = Date.now().toString(36);
   const hooks = measureHooks(service.pid, session, windowName, pgUrl ?? undefined);

@@ -42,7 +42,9 @@ export class Receiver {
   async waitFor(prefix: string, expected: number, timeoutMs: number) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const streams = Object.entries(await this.stats()).filter(([p]) => p.startsWith(prefix)).map(([, s]) => s);
+      const streams = Object.entries(await this.stats())
+        .filter(([p]) => p.startsWith(prefix))
+        .map(([, s]) => s);
       const count = streams.reduce((a, s) => a + s.count, 0);
       if (count >= expected || Date.now() > deadline) {
         return {
@@ -75,23 +77,27 @@ export async function bareLoops(receiver: Receiver, loops: number, count: number
   const body = bareBody(bodyBytes, 1);
   const headers = { 'webhook-id': 'msg_bench', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,' + 'x'.repeat(44) };
   // warm-up: the connections and the JIT
-  await Promise.all(Array.from({ length: loops }, async (_, l) => {
-    const agent = keepAliveAgent();
-    for (let i = 0; i < 20; i++) await request(agent, base, { path: `/warm/${l}`, body, headers });
-    agent.destroy();
-  }));
+  await Promise.all(
+    Array.from({ length: loops }, async (_, l) => {
+      const agent = keepAliveAgent();
+      for (let i = 0; i < 20; i++) await request(agent, base, { path: `/warm/${l}`, body, headers });
+      agent.destroy();
+    }),
+  );
   const started = performance.now();
   const deadline = started + seconds * 1000;
   let sent = 0;
-  await Promise.all(Array.from({ length: loops }, async (_, l) => {
-    const agent = keepAliveAgent();
-    for (let i = 0; i < perLoop && performance.now() < deadline; i++) {
-      const answer = await request(agent, base, { path: `/bare/${loops}/${l}`, body: bareBody(bodyBytes, i + 1), headers });
-      if (answer.status !== 200) throw new Error(`receiver answered ${answer.status}`);
-      sent += 1;
-    }
-    agent.destroy();
-  }));
+  await Promise.all(
+    Array.from({ length: loops }, async (_, l) => {
+      const agent = keepAliveAgent();
+      for (let i = 0; i < perLoop && performance.now() < deadline; i++) {
+        const answer = await request(agent, base, { path: `/bare/${loops}/${l}`, body: bareBody(bodyBytes, i + 1), headers });
+        if (answer.status !== 200) throw new Error(`receiver answered ${answer.status}`);
+        sent += 1;
+      }
+      agent.destroy();
+    }),
+  );
   return sent / ((performance.now() - started) / 1000);
 }
 
@@ -144,7 +150,15 @@ export interface DrainResult {
   commitsPer100Events: number;
 }
 
-async function drain(service: Service, pgUrl: string, receiver: Receiver, seeded: Seeded[], prefix: string, session: ProfileSession | null, windowName: string): Promise<DrainResult> {
+async function drain(
+  service: Service,
+  pgUrl: string,
+  receiver: Receiver,
+  seeded: Seeded[],
+  prefix: string,
+  session: ProfileSession | null,
+  windowName: string,
+): Promise<DrainResult> {
   const events = seeded.reduce((a, s) => a + s.events, 0);
   const commits0 = await commitsOf(pgUrl);
   const pgPids = await backendPids(pgUrl);
@@ -171,7 +185,10 @@ async function drain(service: Service, pgUrl: string, receiver: Receiver, seeded
     avgBytes: Math.round(got.bytes / Math.max(1, got.count)),
     outOfOrder: got.outOfOrder,
     timedOut: got.timedOut,
-    cursorsAtHead: await allDelivered(service, seeded.map((s) => s.id)),
+    cursorsAtHead: await allDelivered(
+      service,
+      seeded.map((s) => s.id),
+    ),
     // to the end of the poll that saw the last event: a little idle time included
     cores,
     ...cpuPer(cores, got.count),
@@ -185,7 +202,11 @@ export async function manyStreams(service: Service, pgUrl: string, receiver: Rec
   const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench delivery' })).body.data.id;
   // about SECONDS × 1,000 events in all (the target rate), at least one property each
   const properties = Math.max(1, Math.round((SECONDS * 1000) / INTEGRATIONS / EVENTS_PER_PROPERTY));
-  const seeded = await inParallel(Array.from({ length: INTEGRATIONS }, (_, i) => i), 4, (i) => seededIntegration(service, brand, `M${i}`, properties));
+  const seeded = await inParallel(
+    Array.from({ length: INTEGRATIONS }, (_, i) => i),
+    4,
+    (i) => seededIntegration(service, brand, `M${i}`, properties),
+  );
   const result = await drain(service, pgUrl, receiver, seeded, '/many/', session, 'delivery: 50 integrations');
   const baseline = await bareMedian(receiver, INTEGRATIONS, result.events, result.avgBytes);
   return { ...result, baseline };
@@ -203,7 +224,8 @@ export async function orderedDrains(service: Service, pgUrl: string, receiver: R
   const seeded: Seeded[] = [];
   for (let r = 0; r < drains; r++) seeded.push(await seededIntegration(service, brand, `S${label}${r}`, properties));
   const rounds: DrainResult[] = [];
-  for (let r = 0; r < seeded.length; r++) rounds.push(await drain(service, pgUrl, receiver, [seeded[r]], `/single/${label}${r}/`, session, 'delivery: one ordered stream'));
+  for (let r = 0; r < seeded.length; r++)
+    rounds.push(await drain(service, pgUrl, receiver, [seeded[r]], `/single/${label}${r}/`, session, 'delivery: one ordered stream'));
   const result = [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)];
   return { ...result, rounds: rounds.map((r) => r.perSecond) };
 }
@@ -228,7 +250,16 @@ export async function singleStream(service: Service, pgUrl: string, receiver: Re
  */
 export async function fanOut(service: Service, pgUrl: string, receiver: Receiver, rounds: number) {
   const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench fan-out' })).body.data.id;
-  const out: Array<{ events: number; committedMs: number; responseMs: number; firstDeliveredMs: number; deliveredMs: number; avgBytes: number; outOfOrder: number; timedOut: boolean }> = [];
+  const out: Array<{
+    events: number;
+    committedMs: number;
+    responseMs: number;
+    firstDeliveredMs: number;
+    deliveredMs: number;
+    avgBytes: number;
+    outOfOrder: number;
+    timedOut: boolean;
+  }> = [];
   const db = new pg.Client({ connectionString: pgUrl });
   await db.connect();
   try {
@@ -245,7 +276,11 @@ export async function fanOut(service: Service, pgUrl: string, receiver: Receiver
           await sleep(5);
         }
       })();
-      await bulkCreate(service.base, integration.apiKey, Array.from({ length: 25 }, (_, i) => `F${r}-P${i}`));
+      await bulkCreate(
+        service.base,
+        integration.apiKey,
+        Array.from({ length: 25 }, (_, i) => `F${r}-P${i}`),
+      );
       const responseMs = wallMs() - t0;
       responded = true;
       await polling;
@@ -284,7 +319,11 @@ export async function syncRun(service: Service, pgUrl: string, receiver: Receive
   const integration = await setupIntegration(service.base, { brandId: brand, name: 'Bench sync', webhook: { url: `${receiver.base}/sync-setup/` } });
   const ids: number[] = [];
   for (let done = 0; done < 100; done += 25) {
-    const created = await bulkCreate(service.base, integration.apiKey, Array.from({ length: 25 }, (_, i) => `SYNC-P${done + i}`));
+    const created = await bulkCreate(
+      service.base,
+      integration.apiKey,
+      Array.from({ length: 25 }, (_, i) => `SYNC-P${done + i}`),
+    );
     for (const item of created.results) if (item.property) ids.push(item.property.doorloom_id);
   }
   if (ids.length !== 100) throw new Error(`sync set-up: ${ids.length} properties created`);
@@ -300,7 +339,9 @@ export async function syncRun(service: Service, pgUrl: string, receiver: Receive
     const responseMs = wallMs() - t0;
     let recordedMs = NaN;
     for (let i = 0; i < 12_000; i++) {
-      const { rows } = await db.query<{ done: boolean | null }>(`select bool_and(finished_at is not null) as done from sync_jobs where integration_id = $1`, [integration.id]);
+      const { rows } = await db.query<{ done: boolean | null }>(`select bool_and(finished_at is not null) as done from sync_jobs where integration_id = $1`, [
+        integration.id,
+      ]);
       if (rows[0].done) {
         recordedMs = wallMs() - t0;
         break;

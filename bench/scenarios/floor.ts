@@ -69,7 +69,12 @@ export function payloadVariables(): Record<string, string> {
   };
   const tail = (window: object | null, data: object) =>
     `,${JSON.stringify({ origin: 'partner', version: '2026-09', created_at: created, integration: { id: 1, slug: 'bench-booking-0' }, property, window, data }).slice(1)}`;
-  const units = Array.from({ length: 20 }, (_, n) => ({ inventory_id: n + 1, external_unit_id: `D0-U${n + 1}`, name: `Unit ${n + 1}`, unavailable: n === 2 ? ['2027-01-01', '2027-01-02'] : [] }));
+  const units = Array.from({ length: 20 }, (_, n) => ({
+    inventory_id: n + 1,
+    external_unit_id: `D0-U${n + 1}`,
+    name: `Unit ${n + 1}`,
+    unavailable: n === 2 ? ['2027-01-01', '2027-01-02'] : [],
+  }));
   return {
     head1: head('01M8FG3Z7S2HZ4BSV7SVWSSSEA', 'booking.changed'),
     tail1: tail(null, { booking }),
@@ -90,7 +95,9 @@ async function writeTargets(pgUrl: string, set: DistinctSet): Promise<void> {
   await client.connect();
   try {
     await client.query(TARGETS_TABLE);
-    await client.query('create table if not exists baseline_rows (id bigserial primary key, body jsonb not null, created_at timestamptz not null default now())');
+    await client.query(
+      'create table if not exists baseline_rows (id bigserial primary key, body jsonb not null, created_at timestamptz not null default now())',
+    );
     const properties = set.flatMap((targets, c) => targets.map((t, k) => ({ slot: c * 8 + k, property: t.property })));
     await client.query(
       `insert into bench_floor_targets (slot, integration_id, property_id, external_id, unit_ids)
@@ -122,7 +129,19 @@ function postgresSeconds(): number {
 
 /** pgbench's arguments for `script` of bench/floor: prepared statements, no vacuum, the payload variables. */
 export function pgbenchArgs(script: string, clients: number, length: ['-T' | '-t', number], pgUrl: string): string[] {
-  const args = ['-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(2, clients)), length[0], String(length[1]), '-f', path.join(ROOT, 'bench/floor', script)];
+  const args = [
+    '-n',
+    '-M',
+    'prepared',
+    '-c',
+    String(clients),
+    '-j',
+    String(Math.min(2, clients)),
+    length[0],
+    String(length[1]),
+    '-f',
+    path.join(ROOT, 'bench/floor', script),
+  ];
   for (const [name, value] of Object.entries(payloadVariables())) args.push('-D', `${name}=${value}`);
   return [...args, pgUrl];
 }

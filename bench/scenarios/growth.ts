@@ -143,7 +143,9 @@ async function walBytes(client: Sql): Promise<bigint> {
 }
 
 async function blocks(client: pg.Client): Promise<{ read: number; hit: number }> {
-  const { rows } = await client.query<{ read: string; hit: string }>(`select blks_read::text as read, blks_hit::text as hit from pg_stat_database where datname = current_database()`);
+  const { rows } = await client.query<{ read: string; hit: string }>(
+    `select blks_read::text as read, blks_hit::text as hit from pg_stat_database where datname = current_database()`,
+  );
   return { read: Number(rows[0].read), hit: Number(rows[0].hit) };
 }
 
@@ -158,7 +160,14 @@ async function retentionRun(base: string, client: pg.Client) {
   const b1 = await blocks(client);
   const wal = Number((await walBytes(client)) - wal0);
   const deleted = Number(value.body.data.result.events);
-  return { ms, deleted, wal_bytes: wal, wal_bytes_per_row: deleted ? Math.round(wal / deleted) : null, blocks_read: b1.read - b0.read, blocks_hit: b1.hit - b0.hit };
+  return {
+    ms,
+    deleted,
+    wal_bytes: wal,
+    wal_bytes_per_row: deleted ? Math.round(wal / deleted) : null,
+    blocks_read: b1.read - b0.read,
+    blocks_hit: b1.hit - b0.hit,
+  };
 }
 
 async function tableSize(client: Sql, table = 'events') {
@@ -309,7 +318,9 @@ function dataDirMib(dataDir: string): number {
 
 /** POST /jobs/retention/run through the staff API (the embedded engine may take minutes at 1M). */
 async function retentionTimed(base: string) {
-  const { ms, value } = await timed(() => call<{ result: { events: number } }>(base, STAFF_TOKEN, 'POST', '/api/staff/v1/jobs/retention/run', undefined, {}, 15 * 60_000));
+  const { ms, value } = await timed(() =>
+    call<{ result: { events: number } }>(base, STAFF_TOKEN, 'POST', '/api/staff/v1/jobs/retention/run', undefined, {}, 15 * 60_000),
+  );
   if (value.status !== 200) throw new Error(`retention answered ${value.status}`);
   return { ms, deleted: Number(value.body.data.result.events) };
 }
@@ -321,7 +332,11 @@ async function retentionTimed(base: string) {
  * and starts the service again on it. The restarts do not run the daily jobs again (one run a
  * day, claimed in job_runs): the loaded prefixes stay for the measured retention runs.
  */
-export async function pgliteGrowthRun(startOn: (dataDir: string) => Promise<Service>, dataDir: string, log: (line: string) => void): Promise<PGliteGrowthResult> {
+export async function pgliteGrowthRun(
+  startOn: (dataDir: string) => Promise<Service>,
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<PGliteGrowthResult> {
   let loadSeconds = 0;
   const load = async (task: (db: Sql) => Promise<void>) => {
     const t0 = Date.now();

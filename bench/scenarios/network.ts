@@ -97,7 +97,12 @@ export async function networkRun(service: Service, proxy: { writes: () => number
   const many = await drive({ base: service.base, clients: 20, warmupSeconds: WARMUP_SECONDS, seconds: Math.min(SECONDS, 4), maxPerClient: 150, next: shot });
   const other = [...sequential.byStatus, ...many.byStatus].filter(([s]) => s !== 201).map(([s, c]) => `${c}×${s}`);
   return {
-    sequential: { p50: sequential.p50, p99: sequential.p99, creates: seqCreates, writesPerCreate: Math.round(((w1 - w0) / Math.max(1, sequential.total)) * 10) / 10 },
+    sequential: {
+      p50: sequential.p50,
+      p99: sequential.p99,
+      creates: seqCreates,
+      writesPerCreate: Math.round(((w1 - w0) / Math.max(1, sequential.total)) * 10) / 10,
+    },
     onePropertyPerSecond: Math.round((many.byStatus.get(201) ?? 0) / many.seconds),
     onePropertyP50: many.p50,
     other: other.join(', ') || 'none',

@@ -37,14 +37,28 @@ function buildEvents(count: number): EventEnvelope[] {
       const from = addDays(start, (round % 12) * 31);
       const window = { from: `${from.slice(0, 7)}-01`, to: lastOfMonth(from) };
       const nights = eachDate(window.from, window.to);
-      const base = { origin: 'doorloom', version: '2026-09', created_at: '2026-11-25T10:00:00+05:30', integration: { id: 1, slug: 'bench' }, property: { doorloom_id: p, external_id: `P${p}` }, window };
+      const base = {
+        origin: 'doorloom',
+        version: '2026-09',
+        created_at: '2026-11-25T10:00:00+05:30',
+        integration: { id: 1, slug: 'bench' },
+        property: { doorloom_id: p, external_id: `P${p}` },
+        window,
+      };
       const kinds: Array<[string, unknown]> = [
         [
           'availability.changed',
           {
             total_units: 3,
             units: units(p).map((u, i) => ({ ...u, unavailable: nights.filter((_, n) => (n + round + i) % 7 === 0) })),
-            dates: nights.map((date, n) => ({ date, available_units: 3 - ((n + round) % 2), total_units: 3, is_blocked: false, block_scope: null, units_cap: null })),
+            dates: nights.map((date, n) => ({
+              date,
+              available_units: 3 - ((n + round) % 2),
+              total_units: 3,
+              is_blocked: false,
+              block_scope: null,
+              units_cap: null,
+            })),
           },
         ],
         [
@@ -54,14 +68,28 @@ function buildEvents(count: number): EventEnvelope[] {
             gst_applicable: true,
             price_includes_gst: false,
             meal_plans: [{ code: 'EP', name: 'Room only', adult_price: 0, child_price: 0 }],
-            dates: nights.map((date) => ({ date, base_price: 5000 + round, per_night_occupancy: 2, extra_adult_price: 500, extra_child_price: 250, source: 'weekday' })),
+            dates: nights.map((date) => ({
+              date,
+              base_price: 5000 + round,
+              per_night_occupancy: 2,
+              extra_adult_price: 500,
+              extra_child_price: 250,
+              source: 'weekday',
+            })),
           },
         ],
         [
           'restrictions.changed',
           {
             rules: { min_stay: 1, max_stay: 30, min_advance_days: 0, max_advance_days: 730 },
-            dates: nights.map((date) => ({ date, min_stay: 1 + (round % 3), max_stay: 30, stop_sell: false, closed_to_arrival: false, closed_to_departure: false })),
+            dates: nights.map((date) => ({
+              date,
+              min_stay: 1 + (round % 3),
+              max_stay: 30,
+              stop_sell: false,
+              closed_to_arrival: false,
+              closed_to_departure: false,
+            })),
           },
         ],
         [
@@ -83,7 +111,15 @@ function buildEvents(count: number): EventEnvelope[] {
       ];
       for (const [type, data] of kinds) {
         if (events.length >= count) break;
-        events.push({ id: `E${++sequence}`, type, sequence, ...base, property: type === 'booking.changed' ? null : base.property, window: type === 'booking.changed' ? null : window, data });
+        events.push({
+          id: `E${++sequence}`,
+          type,
+          sequence,
+          ...base,
+          property: type === 'booking.changed' ? null : base.property,
+          window: type === 'booking.changed' ? null : window,
+          data,
+        });
       }
     }
   }

@@ -56,7 +56,10 @@ export async function snapshotRun(service: Service, baselineBase: string, hooks?
  */
 export async function seedSnapshot(service: Service) {
   const integration = await setupIntegration(service.base, { name: 'Bench snapshot' });
-  const property = (await createProperty(service.base, integration.apiKey, 'SNAP', UNITS)) as unknown as { doorloom_id: number; units: Array<{ inventory_id: number }> };
+  const property = (await createProperty(service.base, integration.apiKey, 'SNAP', UNITS)) as unknown as {
+    doorloom_id: number;
+    units: Array<{ inventory_id: number }>;
+  };
   const today = kolkataDate(Date.now());
 
   const random = rng(42);
@@ -74,7 +77,14 @@ export async function seedSnapshot(service: Service) {
   }
   await inParallel(stays, 4, async (stay, i) => {
     const ref = `S-${i}`;
-    const res = await call(service.base, integration.apiKey, 'POST', '/api/integrations/v1/bookings', bookingBody(ref, 'SNAP', stay.units, stay.from, stay.to), { 'idempotency-key': `snapshot-${ref}-${Date.now()}` });
+    const res = await call(
+      service.base,
+      integration.apiKey,
+      'POST',
+      '/api/integrations/v1/bookings',
+      bookingBody(ref, 'SNAP', stay.units, stay.from, stay.to),
+      { 'idempotency-key': `snapshot-${ref}-${Date.now()}` },
+    );
     if (res.status !== 201) throw new Error(`booking for the snapshot failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   });
   const host = async (body: object, through = service) => {
@@ -83,7 +93,12 @@ export async function seedSnapshot(service: Service) {
   };
   await host({ from: addDays(today, 10), to: addDays(today, 16), block_scope: 'ota_only' });
   await host({ from: addDays(today, 30), to: addDays(today, 36), units_cap: 20 });
-  await host({ from: addDays(today, 40), to: addDays(today, 60), inventory_ids: property.units.slice(0, 2).map((u) => u.inventory_id), block_scope: 'everywhere' });
+  await host({
+    from: addDays(today, 40),
+    to: addDays(today, 60),
+    inventory_ids: property.units.slice(0, 2).map((u) => u.inventory_id),
+    block_scope: 'everywhere',
+  });
 
   const path = `/api/integrations/v1/properties/${property.doorloom_id}/availability?from=${today}&to=${addDays(today, NIGHTS - 1)}`;
   const shot = () => ({ path, headers: { authorization: `Bearer ${integration.apiKey}` } });
@@ -136,8 +151,11 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
     let watermark = sequenceOf((await request(agent, new URL(service.base), shot())).body);
     for (let i = 0; i < AFTER_WRITE; i++) {
       await host({ from: last, to: last, units_cap: 48 + (i % 2) });
-      const stats = (await (await fetch(`${receiverBase}/wait?path=/snapshot-hooks&sequence=${watermark + 1}`)).json()) as Record<string, { lastSequence: number }>;
-      if ((stats['/snapshot-hooks']?.lastSequence ?? 0) <= watermark) throw new Error('the host edit\'s event did not reach the receiver within 10 s');
+      const stats = (await (await fetch(`${receiverBase}/wait?path=/snapshot-hooks&sequence=${watermark + 1}`)).json()) as Record<
+        string,
+        { lastSequence: number }
+      >;
+      if ((stats['/snapshot-hooks']?.lastSequence ?? 0) <= watermark) throw new Error("the host edit's event did not reach the receiver within 10 s");
       watermark = sequenceOf(await timedRead(afterWebhook));
     }
     if (writer) {
@@ -177,9 +195,22 @@ async function measureSnapshots(service: Service, baselineBase: string, receiver
   const others: Record<string, { ours: Awaited<ReturnType<typeof sequential>>; bare: Awaited<ReturnType<typeof sequential>> }> = {};
   for (const kind of ['rates', 'restrictions']) {
     const other = `/api/integrations/v1/properties/${property.doorloom_id}/${kind}?from=${today}&to=${addDays(today, NIGHTS - 1)}`;
-    const o = await sequential(service.base, () => ({ path: other, headers: { authorization: `Bearer ${integration.apiKey}` } }), { warmup: 20, count: REQUESTS, seconds: SECONDS });
+    const o = await sequential(service.base, () => ({ path: other, headers: { authorization: `Bearer ${integration.apiKey}` } }), {
+      warmup: 20,
+      count: REQUESTS,
+      seconds: SECONDS,
+    });
     const b = await sequential(baselineBase, () => ({ path: `/bytes/${o.bytes}` }), { warmup: 20, count: o.count, seconds: SECONDS });
     others[kind] = { ours: o, bare: b };
   }
-  return { ours, bare, bookings, others, afterWrite: missed, afterWriteElsewhere: missedElsewhere, afterOtherProcess: missedOtherProcess, afterWebhook: readOnWebhook };
+  return {
+    ours,
+    bare,
+    bookings,
+    others,
+    afterWrite: missed,
+    afterWriteElsewhere: missedElsewhere,
+    afterOtherProcess: missedOtherProcess,
+    afterWebhook: readOnWebhook,
+  };
 }

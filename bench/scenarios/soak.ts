@@ -62,7 +62,13 @@ export interface SoakResult {
   samples: string[];
 }
 
-export async function soakRun(service: Service, engine: 'pglite' | 'postgres', receiverBase: string, pgUrl: string | null, log: (line: string) => void): Promise<SoakResult> {
+export async function soakRun(
+  service: Service,
+  engine: 'pglite' | 'postgres',
+  receiverBase: string,
+  pgUrl: string | null,
+  log: (line: string) => void,
+): Promise<SoakResult> {
   const brand = (await staff<{ id: number }>(service.base, 'POST', '/brands', { name: 'Bench soak' })).body.data.id;
   const slots = Array.from({ length: CLIENTS * PER_CLIENT }, (_, i) => i);
   const targets: Target[] = await inParallel(slots, 4, async (i) => {
@@ -137,7 +143,12 @@ export async function soakRun(service: Service, engine: 'pglite' | 'postgres', r
           const m = nextNight[k]++;
           const checkIn = addDays(day0, 2 * Math.floor(m / UNITS));
           const ref = `S-${run}-${client}-${n}`;
-          shot = { path: '/api/integrations/v1/bookings', headers: { ...auth, 'idempotency-key': `k-${ref}` }, body: bookingBody(ref, t.property, [`${t.property}-U${(m % UNITS) + 1}`], checkIn, addDays(checkIn, 2)), tag: k };
+          shot = {
+            path: '/api/integrations/v1/bookings',
+            headers: { ...auth, 'idempotency-key': `k-${ref}` },
+            body: bookingBody(ref, t.property, [`${t.property}-U${(m % UNITS) + 1}`], checkIn, addDays(checkIn, 2)),
+            tag: k,
+          };
         } else if (slot < 7 && booked.length > 0) {
           cancelled = booked.shift()!;
           shot = { path: `/api/integrations/v1/bookings/${cancelled.id}/cancel`, headers: { authorization: `Bearer ${cancelled.apiKey}` }, body: {} };
@@ -160,8 +171,10 @@ export async function soakRun(service: Service, engine: 'pglite' | 'postgres', r
           bucket.latencies.push(done - sent);
           byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
           if (answer.status >= 500) bucket.fiveXx += 1;
-          if (answer.status === 201 && shot.tag !== undefined) booked.push({ id: (JSON.parse(answer.body) as { data: { id: number } }).data.id, apiKey: t.apiKey });
-          if (answer.status >= 400 && answer.status !== 409 && samples.length < 5) samples.push(`${answer.status} ${shot.path.slice(0, 60)} ${answer.body.slice(0, 200)}`);
+          if (answer.status === 201 && shot.tag !== undefined)
+            booked.push({ id: (JSON.parse(answer.body) as { data: { id: number } }).data.id, apiKey: t.apiKey });
+          if (answer.status >= 400 && answer.status !== 409 && samples.length < 5)
+            samples.push(`${answer.status} ${shot.path.slice(0, 60)} ${answer.body.slice(0, 200)}`);
         } catch (error) {
           failures += 1;
           if (samples.length < 5) samples.push(String(error));
@@ -176,7 +189,14 @@ export async function soakRun(service: Service, engine: 'pglite' | 'postgres', r
     .sort(([a], [b]) => a - b)
     .map(([w, b]) => {
       const sorted = b.latencies.sort((x, y) => x - y);
-      return { from_s: w * WINDOW_S, requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: Math.round(sorted[sorted.length - 1] ?? 0), five_xx: b.fiveXx };
+      return {
+        from_s: w * WINDOW_S,
+        requests: sorted.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        max: Math.round(sorted[sorted.length - 1] ?? 0),
+        five_xx: b.fiveXx,
+      };
     });
   const requests = Object.values(byStatus).reduce((a, b) => a + b, 0);
   const fiveXx = windowRows.reduce((a, w) => a + w.five_xx, 0);
@@ -194,8 +214,7 @@ export async function soakRun(service: Service, engine: 'pglite' | 'postgres', r
     windows: windowRows,
     sizes,
     growthMibPerMinute: Math.round(((last.mib - first) / Math.max(1, last.at_s / 60)) * 10) / 10,
-    growthMibPerMinuteAfterFirst:
-      afterFirst && last.at_s > 60 ? Math.round(((last.mib - afterFirst.mib) / ((last.at_s - 60) / 60)) * 10) / 10 : NaN,
+    growthMibPerMinuteAfterFirst: afterFirst && last.at_s > 60 ? Math.round(((last.mib - afterFirst.mib) / ((last.at_s - 60) / 60)) * 10) / 10 : NaN,
     worstP99AfterFirstMinute: Math.max(0, ...windowRows.filter((w) => w.from_s >= 60).map((w) => w.p99)),
     samples,
   };

@@ -28,7 +28,8 @@ export async function wakeupRun(a: Service, receiver: Receiver, samples = 40): P
   // Only rates.changed goes out: one event per override.
   const integration = await setupIntegration(a.base, { webhook: { url: `${receiver.base}${path}`, event_types: ['rates.changed'] } });
   const property = await createProperty(a.base, integration.apiKey, `WAKE-${Date.now().toString(36)}`, 1);
-  const me = async () => (await call<{ webhook: { undelivered_events: number } }>(a.base, integration.apiKey, 'GET', '/api/integrations/v1/me')).body.data.webhook;
+  const me = async () =>
+    (await call<{ webhook: { undelivered_events: number } }>(a.base, integration.apiKey, 'GET', '/api/integrations/v1/me')).body.data.webhook;
   // the property's initial rates months, delivered before the samples start
   const settled = Date.now() + 30_000;
   while ((await me()).undelivered_events > 0 && Date.now() < settled) await sleep(50);
@@ -59,5 +60,12 @@ export async function wakeupRun(a: Service, receiver: Receiver, samples = 40): P
   }
   const sorted = [...delays].sort((x, y) => x - y);
   const r = (n: number) => Math.round(n * 10) / 10;
-  return { samples: delays.length, p50: r(percentile(sorted, 0.5)), p90: r(percentile(sorted, 0.9)), max: r(sorted[sorted.length - 1] ?? 0), lost, all: sorted.map(r) };
+  return {
+    samples: delays.length,
+    p50: r(percentile(sorted, 0.5)),
+    p90: r(percentile(sorted, 0.9)),
+    max: r(sorted[sorted.length - 1] ?? 0),
+    lost,
+    all: sorted.map(r),
+  };
 }

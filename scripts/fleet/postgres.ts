@@ -137,20 +137,33 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
   state.etcd.pid = launch(
     'etcd',
     [
-      '--name', 'fleet',
-      '--data-dir', path.join(stateDir, 'etcd', 'data'),
-      '--listen-client-urls', etcdUrl(state.etcd.clientPort),
-      '--advertise-client-urls', etcdUrl(state.etcd.clientPort),
-      '--listen-peer-urls', etcdUrl(state.etcd.peerPort),
-      '--initial-advertise-peer-urls', etcdUrl(state.etcd.peerPort),
-      '--initial-cluster', `fleet=${etcdUrl(state.etcd.peerPort)}`,
-      '--log-level', 'warn',
+      '--name',
+      'fleet',
+      '--data-dir',
+      path.join(stateDir, 'etcd', 'data'),
+      '--listen-client-urls',
+      etcdUrl(state.etcd.clientPort),
+      '--advertise-client-urls',
+      etcdUrl(state.etcd.clientPort),
+      '--listen-peer-urls',
+      etcdUrl(state.etcd.peerPort),
+      '--initial-advertise-peer-urls',
+      etcdUrl(state.etcd.peerPort),
+      '--initial-cluster',
+      `fleet=${etcdUrl(state.etcd.peerPort)}`,
+      '--log-level',
+      'warn',
     ],
     path.join(stateDir, 'etcd', 'etcd.log'),
     { asPostgres: true, cwd: path.join(stateDir, 'etcd'), env: postgresEnv },
   );
   await saveState(state);
-  await waitFor('etcd', async () => ((await getJson(`${etcdUrl(state.etcd.clientPort)}/health`)).body as { health?: string } | null)?.health === 'true', 30_000, path.join(stateDir, 'etcd', 'etcd.log'));
+  await waitFor(
+    'etcd',
+    async () => ((await getJson(`${etcdUrl(state.etcd.clientPort)}/health`)).body as { health?: string } | null)?.health === 'true',
+    30_000,
+    path.join(stateDir, 'etcd', 'etcd.log'),
+  );
   log(`etcd on ${state.etcd.clientPort}`);
 
   for (const member of state.members) {
@@ -177,7 +190,12 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
   }
   // pg1 first, so that it initialises the cluster; pg2 then copies it as its standby
   await startMember(state, 'pg1');
-  await waitFor('pg1 as primary', async () => (await getJson(`http://127.0.0.1:${state.members[0].restPort}/primary`)).status === 200, 60_000, patroniLog(state, state.members[0]));
+  await waitFor(
+    'pg1 as primary',
+    async () => (await getJson(`http://127.0.0.1:${state.members[0].restPort}/primary`)).status === 200,
+    60_000,
+    patroniLog(state, state.members[0]),
+  );
   await startMember(state, 'pg2');
 
   const proxyConfig = await template('haproxy-postgres.cfg', {
@@ -186,7 +204,9 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
     SERVERS: state.members.map((m) => `    server ${m.name} 127.0.0.1:${m.pgPort} check port ${m.restPort}`).join('\n'),
   });
   await writePrivate(path.join(stateDir, 'haproxy-postgres.cfg'), proxyConfig);
-  state.postgresProxy.pid = launch('haproxy', ['-W', '-db', '-f', path.join(stateDir, 'haproxy-postgres.cfg')], path.join(stateDir, 'haproxy-postgres.log'), { cwd: stateDir });
+  state.postgresProxy.pid = launch('haproxy', ['-W', '-db', '-f', path.join(stateDir, 'haproxy-postgres.cfg')], path.join(stateDir, 'haproxy-postgres.log'), {
+    cwd: stateDir,
+  });
   await saveState(state);
   // HAProxy counts a server up until its checks say otherwise: wait until the standby is out
   await waitForProxyStatus(state, 'pg1', 'UP');
@@ -226,7 +246,11 @@ export async function startDatabaseTier(state: FleetState, log: (line: string) =
     }),
   );
   await postgresOwned(path.join(stateDir, 'pgbouncer-users.txt'), `"doorloom" "${doorloomVerifier}"\n`);
-  state.pgbouncer.pid = launch('pgbouncer', [path.join(stateDir, 'pgbouncer.ini')], path.join(stateDir, 'pgbouncer.out'), { asPostgres: true, cwd: stateDir, env: postgresEnv });
+  state.pgbouncer.pid = launch('pgbouncer', [path.join(stateDir, 'pgbouncer.ini')], path.join(stateDir, 'pgbouncer.out'), {
+    asPostgres: true,
+    cwd: stateDir,
+    env: postgresEnv,
+  });
   await saveState(state);
   await waitFor('PgBouncer', async () => (await query(state.databaseUrl, 'select 1 as one')).rows[0].one === 1, 30_000, path.join(stateDir, 'pgbouncer.log'));
   log(`PgBouncer (${state.poolMode} mode) on ${state.pgbouncer.port}`);

@@ -180,7 +180,9 @@ export async function startNodeTier(state: FleetState, log: (line: string) => vo
     SERVERS: state.nodes.map((n) => `    server ${n.name} 127.0.0.1:${n.port} check`).join('\n'),
   });
   await writePrivate(path.join(state.stateDir, 'haproxy-nodes.cfg'), config);
-  state.nodeProxy.pid = launch('haproxy', ['-W', '-db', '-f', path.join(state.stateDir, 'haproxy-nodes.cfg')], path.join(state.stateDir, 'haproxy-nodes.log'), { cwd: state.stateDir });
+  state.nodeProxy.pid = launch('haproxy', ['-W', '-db', '-f', path.join(state.stateDir, 'haproxy-nodes.cfg')], path.join(state.stateDir, 'haproxy-nodes.log'), {
+    cwd: state.stateDir,
+  });
   await saveState(state);
   for (const node of state.nodes) await waitForProxyStatus(state, node.name, 'UP');
   log(`HAProxy for the nodes on ${state.nodeProxy.port}`);

@@ -62,12 +62,7 @@ export async function startPrometheus(state: FleetState, log: (line: string) => 
   await writePrivate(configFile, config);
   prometheus.pid = launch(
     'prometheus',
-    [
-      `--config.file=${configFile}`,
-      `--storage.tsdb.path=${dir}`,
-      '--storage.tsdb.retention.time=2d',
-      `--web.listen-address=127.0.0.1:${prometheus.port}`,
-    ],
+    [`--config.file=${configFile}`, `--storage.tsdb.path=${dir}`, '--storage.tsdb.retention.time=2d', `--web.listen-address=127.0.0.1:${prometheus.port}`],
     path.join(state.stateDir, 'prometheus.log'),
     { cwd: state.stateDir },
   );
@@ -103,6 +98,9 @@ export interface ActiveAlert {
 
 /** The alerts pending or firing now. */
 export async function activeAlerts(state: FleetState): Promise<ActiveAlert[]> {
-  const { alerts } = await prometheusApi<{ alerts: Array<{ labels: Record<string, string>; state: 'pending' | 'firing'; activeAt: string }> }>(state, '/api/v1/alerts');
+  const { alerts } = await prometheusApi<{ alerts: Array<{ labels: Record<string, string>; state: 'pending' | 'firing'; activeAt: string }> }>(
+    state,
+    '/api/v1/alerts',
+  );
   return alerts.map((a) => ({ name: a.labels.alertname, state: a.state, labels: a.labels, activeAt: a.activeAt }));
 }

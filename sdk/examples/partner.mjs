@@ -8,7 +8,8 @@ const verifier = createWebhookVerifier({ secrets: process.env.DOORLOOM_WEBHOOK_S
 const engine = new SyncEngine({
   api: clientSyncApi(client),
   store: new FileStore('./mirror-data'), // atomic appends: survives kill -9
-  onChange: (change) => console.log('changed:', change.kind, change.propertyId ?? '', change.nights ? `${change.nights.length} nights from ${change.nights[0]}` : ''),
+  onChange: (change) =>
+    console.log('changed:', change.kind, change.propertyId ?? '', change.nights ? `${change.nights.length} nights from ${change.nights[0]}` : ''),
 });
 await engine.load();
 

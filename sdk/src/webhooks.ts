@@ -29,12 +29,7 @@ export interface WebhookVerifyOptions {
 /** Headers as Node's IncomingMessage, a fetch Headers, or a plain object of either case. */
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
 
-export type WebhookVerificationFailure =
-  | 'missing_signature'
-  | 'malformed_signature'
-  | 'timestamp_out_of_tolerance'
-  | 'signature_mismatch'
-  | 'invalid_body';
+export type WebhookVerificationFailure = 'missing_signature' | 'malformed_signature' | 'timestamp_out_of_tolerance' | 'signature_mismatch' | 'invalid_body';
 
 /** The request is not a genuine, fresh delivery: answer it 401 and do not apply it. */
 export class WebhookVerificationError extends Error {
@@ -123,12 +118,16 @@ export function createWebhookVerifier(options: WebhookVerifyOptions) {
   function fresh(timestamp: number): void {
     const skew = Math.floor(now() / 1000) - timestamp;
     if (Math.abs(skew) > tolerance) {
-      throw new WebhookVerificationError('timestamp_out_of_tolerance', `signature timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'old' : 'ahead'} (tolerance ${tolerance} s)`);
+      throw new WebhookVerificationError(
+        'timestamp_out_of_tolerance',
+        `signature timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'old' : 'ahead'} (tolerance ${tolerance} s)`,
+      );
     }
   }
 
   function parseTimestamp(value: string | undefined): number {
-    if (value === undefined || !/^\d{1,12}$/.test(value.trim())) throw new WebhookVerificationError('malformed_signature', 'signature timestamp is not a number of seconds');
+    if (value === undefined || !/^\d{1,12}$/.test(value.trim()))
+      throw new WebhookVerificationError('malformed_signature', 'signature timestamp is not a number of seconds');
     return Number(value.trim());
   }
 
@@ -185,7 +184,10 @@ export function createWebhookVerifier(options: WebhookVerifyOptions) {
       return verifyService(raw, service);
     }
     if (standard === undefined) {
-      throw new WebhookVerificationError('missing_signature', scheme === 'standard' ? 'webhook-signature header is missing' : 'no signature header (X-Service-Signature or webhook-signature)');
+      throw new WebhookVerificationError(
+        'missing_signature',
+        scheme === 'standard' ? 'webhook-signature header is missing' : 'no signature header (X-Service-Signature or webhook-signature)',
+      );
     }
     return verifyStandard(raw, header(headers, 'webhook-id'), header(headers, 'webhook-timestamp'), standard);
   }

@@ -46,7 +46,11 @@ export async function startTestReceiver(secret: string, flaw: Flaw | null = null
     const id = headers['webhook-id'];
     const t = headers['webhook-timestamp'];
     if (typeof signature !== 'string' || typeof id !== 'string' || typeof t !== 'string' || !/^\d+$/.test(t)) return false;
-    const v1 = signature.split(' ').map((p) => p.split(',')).filter(([v]) => v === 'v1').map(([, s]) => Buffer.from(s ?? '', 'base64'));
+    const v1 = signature
+      .split(' ')
+      .map((p) => p.split(','))
+      .filter(([v]) => v === 'v1')
+      .map(([, s]) => Buffer.from(s ?? '', 'base64'));
     return fresh(t) && matches(b64(id, t, body), v1);
   }
 

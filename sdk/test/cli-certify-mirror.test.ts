@@ -32,13 +32,11 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'doorloom-certify-'));
-  const mirror = startCli([
-    'mirror',
-    '--base-url', service.baseUrl,
-    '--listen', `127.0.0.1:${port}`,
-    '--store', dir,
-    '--poll-ms', '500',
-  ], { DOORLOOM_API_KEY: integration.apiKey, DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+  const mirror = startCli(['mirror', '--base-url', service.baseUrl, '--listen', `127.0.0.1:${port}`, '--store', dir, '--poll-ms', '500'], {
+    DOORLOOM_API_KEY: integration.apiKey,
+    DOORLOOM_WEBHOOK_SECRET: integration.webhookSecret,
+    DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN,
+  });
   onTestFailed(() => console.error(mirror.output()));
   try {
     await until(async () => (await appliedThrough(url)) !== null, 30_000, `the mirror to listen: ${mirror.output()}`);
@@ -46,7 +44,9 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
     await createVilla(ctx, integration, 1, 'CERT-1');
     await until(async () => (await appliedThrough(url)) === (await lastSequence(ctx, integration.id)), 60_000, 'the mirror to catch up');
 
-    const certify = startCli(['certify', '--receiver', `${url}/webhooks`, '--webhook-secret', integration.webhookSecret, '--state-url', url, '--json'], { DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+    const certify = startCli(['certify', '--receiver', `${url}/webhooks`, '--webhook-secret', integration.webhookSecret, '--state-url', url, '--json'], {
+      DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN,
+    });
     expect(await certify.exited).toBe(0);
     const report = JSON.parse(certify.stdout()) as { passed: boolean; checks: Array<{ name: string; passed: boolean }> };
     expect(report.checks.filter((c) => !c.passed)).toEqual([]);
@@ -56,7 +56,11 @@ it("the SDK's own mirror (the real CLI, in sync with a real service) passes ever
 
     // the fictional events did not get in the way of the real ones
     await createVilla(ctx, integration, 1, 'CERT-2');
-    await until(async () => (await appliedThrough(url)) === (await lastSequence(ctx, integration.id)), 60_000, `the mirror to apply the next real events: ${mirror.output()}`);
+    await until(
+      async () => (await appliedThrough(url)) === (await lastSequence(ctx, integration.id)),
+      60_000,
+      `the mirror to apply the next real events: ${mirror.output()}`,
+    );
   } finally {
     mirror.child.kill('SIGKILL');
     await mirror.exited;

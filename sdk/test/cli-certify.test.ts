@@ -143,7 +143,13 @@ describe('certify against receivers of its own', () => {
     await run({ receiver: `http://127.0.0.1:${port}/` });
     const { headers, body } = seen[0];
     const event = JSON.parse(body);
-    const service = deliveryHeaders({ slug: event.integration.slug, id: event.id, timestamp: Number(headers['webhook-timestamp']), body, keys: [signingKey(SECRET)] });
+    const service = deliveryHeaders({
+      slug: event.integration.slug,
+      id: event.id,
+      timestamp: Number(headers['webhook-timestamp']),
+      body,
+      keys: [signingKey(SECRET)],
+    });
     const sent = Object.fromEntries(Object.keys(service).map((name) => [name, headers[name.toLowerCase()]]));
     expect(sent).toEqual(service);
     // the envelope's members in the service's order (events.log's appendEvents)
@@ -155,7 +161,13 @@ describe('certify against receivers of its own', () => {
 
 describe('doorloom-partner certify (the command)', () => {
   it('refuses bad flags with one line and exit code 2', async () => {
-    for (const args of [[], ['--receiver', 'not a url'], ['--receiver', 'http://127.0.0.1:1', '--scheme', 'svix'], ['--receiver', 'http://127.0.0.1:1', '--timeout', '0'], ['--receiver', 'http://127.0.0.1:1', '--bogus']]) {
+    for (const args of [
+      [],
+      ['--receiver', 'not a url'],
+      ['--receiver', 'http://127.0.0.1:1', '--scheme', 'svix'],
+      ['--receiver', 'http://127.0.0.1:1', '--timeout', '0'],
+      ['--receiver', 'http://127.0.0.1:1', '--bogus'],
+    ]) {
       const result = await cli(args);
       expect({ args, code: result.code }).toEqual({ args, code: 2 });
       expect(result.stdout).toBe('');

@@ -46,7 +46,12 @@ function verdicts(secret: string, request: ReceivedRequest): string[] {
 describe('doorloom-partner listen', () => {
   it('refuses a bad configuration with one line and exit code 2', async () => {
     const env = { DOORLOOM_URL: 'http://127.0.0.1:1', DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: `whsec_${'A'.repeat(32)}` };
-    for (const args of [[], ['--forward-to', 'ftp://127.0.0.1/x'], ['--forward-to', 'http://127.0.0.1:9/x', '--from-sequence', '-3'], ['--forward-to', 'http://127.0.0.1:9/x', '--from-sequence=1.5']]) {
+    for (const args of [
+      [],
+      ['--forward-to', 'ftp://127.0.0.1/x'],
+      ['--forward-to', 'http://127.0.0.1:9/x', '--from-sequence', '-3'],
+      ['--forward-to', 'http://127.0.0.1:9/x', '--from-sequence=1.5'],
+    ]) {
       const cli = startCli(['listen', ...args], env);
       expect(await cli.exited, args.join(' ')).toBe(2);
       expect(cli.output().trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/^configuration error: /)]);
@@ -58,7 +63,10 @@ describe('doorloom-partner listen', () => {
 
   it('refuses a secret given as a flag, pointing to the variable, and reads it from a file instead', async () => {
     const env = { DOORLOOM_URL: 'http://127.0.0.1:1', DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: `whsec_${'A'.repeat(32)}` };
-    for (const [flag, variable] of [['--api-key', 'DOORLOOM_API_KEY'], ['--webhook-secret', 'DOORLOOM_WEBHOOK_SECRET']]) {
+    for (const [flag, variable] of [
+      ['--api-key', 'DOORLOOM_API_KEY'],
+      ['--webhook-secret', 'DOORLOOM_WEBHOOK_SECRET'],
+    ]) {
       const cli = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x', flag, `whsec_${'B'.repeat(32)}`], env);
       expect(await cli.exited, flag).toBe(2);
       expect(cli.output().trim().split('\n'), flag).toEqual([
@@ -71,7 +79,14 @@ describe('doorloom-partner listen', () => {
       const integration = await ctx.createIntegration({ horizon_days: 30 });
       await writeFile(path.join(dir, 'key'), 'dlk_not-a-key\n', { mode: 0o600 });
       await writeFile(path.join(dir, 'secret'), `${integration.webhookSecret}\n`, { mode: 0o600 });
-      const files = ['--api-key-file', path.join(dir, 'key'), '--webhook-secret-file', path.join(dir, 'secret'), '--cursor-file', path.join(dir, 'cursor.json')];
+      const files = [
+        '--api-key-file',
+        path.join(dir, 'key'),
+        '--webhook-secret-file',
+        path.join(dir, 'secret'),
+        '--cursor-file',
+        path.join(dir, 'cursor.json'),
+      ];
       const refused = startCli(['listen', '--forward-to', 'http://127.0.0.1:9/x', '--base-url', service.baseUrl, ...files]);
       expect(await refused.exited).toBe(2);
       expect(refused.output()).toMatch(/the service refused the credentials/);
@@ -171,7 +186,13 @@ describe('doorloom-partner listen', () => {
       await arrived(await lastSequence(ctx, integration.id));
       expect(forwarded().filter((r) => r.json?.sequence === failing)).toHaveLength(4);
       expect(cursorDuringFailures).toEqual([failing - 1, failing - 1, failing - 1]);
-      expect(cli.output().split('\n').filter((l) => l.includes(`sequence=${failing} `)).map((l) => / status=(\d+) ms=\d+$/.exec(l)?.[1])).toEqual(['500', '500', '500', '200']);
+      expect(
+        cli
+          .output()
+          .split('\n')
+          .filter((l) => l.includes(`sequence=${failing} `))
+          .map((l) => / status=(\d+) ms=\d+$/.exec(l)?.[1]),
+      ).toEqual(['500', '500', '500', '200']);
 
       // killed with -9 mid-stream and restarted: nothing lost (the file's cursor wins over --from-sequence)
       delayMs = 150;
@@ -194,13 +215,17 @@ describe('doorloom-partner listen', () => {
       // every delivery verified with each library; in order; each event of (start, last] at least once
       expect(bad).toEqual([]);
       const sequences = forwarded().map((r) => r.json.sequence as number);
-      for (let i = 1; i < sequences.length; i++) expect(sequences[i], sequences.slice(Math.max(0, i - 3), i + 2).join(',')).toBeGreaterThanOrEqual(sequences[i - 1]);
+      for (let i = 1; i < sequences.length; i++)
+        expect(sequences[i], sequences.slice(Math.max(0, i - 3), i + 2).join(',')).toBeGreaterThanOrEqual(sequences[i - 1]);
       const expected = Array.from({ length: last - start }, (_, i) => start + 1 + i);
       expect([...new Set(sequences)]).toEqual(expected);
 
       // byte for byte the stored envelope, with the headers of the service's own delivery of it
       const stored = new Map(
-        (await ctx.deps.db.selectFrom('events').select(['sequence', 'body']).where('integration_id', '=', integration.id).execute()).map((r) => [r.sequence, r.body]),
+        (await ctx.deps.db.selectFrom('events').select(['sequence', 'body']).where('integration_id', '=', integration.id).execute()).map((r) => [
+          r.sequence,
+          r.body,
+        ]),
       );
       await receiver.waitFor((all) => all.filter((r) => r.path === '/service' && r.json?.sequence === last).length > 0, 60_000, 'the service to deliver');
       const own = new Map(receiver.requests.filter((r) => r.path === '/service').map((r) => [r.json.sequence as number, r]));

@@ -6,7 +6,11 @@ describe('doorloom-partner: help and configuration errors, the same for every co
   const commands = ['mirror', 'listen', 'certify', 'trigger', 'deliveries'];
 
   it.each(commands)('%s --help prints its usage and exits 0, wherever the flag stands', async (command) => {
-    for (const args of [[command, '--help'], [command, '-h'], [command, '--base-url', 'http://127.0.0.1:1', '--help']]) {
+    for (const args of [
+      [command, '--help'],
+      [command, '-h'],
+      [command, '--base-url', 'http://127.0.0.1:1', '--help'],
+    ]) {
       const run = await runCli(args);
       expect(run.code, args.join(' ')).toBe(0);
       expect(run.stdout, args.join(' ')).toMatch(new RegExp(`doorloom-partner ${command}`));
@@ -14,10 +18,12 @@ describe('doorloom-partner: help and configuration errors, the same for every co
     }
   });
 
-  it.each(commands)('%s with an unknown flag: one line naming the command\'s --help, exit 2', async (command) => {
+  it.each(commands)("%s with an unknown flag: one line naming the command's --help, exit 2", async (command) => {
     const run = await runCli([command, ...(command === 'trigger' ? ['archive'] : []), '--no-such-flag']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^configuration error: .*no-such-flag.* \\(doorloom-partner ${command} --help\\)$`))]);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^configuration error: .*no-such-flag.* \\(doorloom-partner ${command} --help\\)$`)),
+    ]);
     expect(run.stdout).toBe('');
   });
 

@@ -6,7 +6,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { createVilla, lastSequence } from '../../test/bookings/fixtures.js';
 import type { TestContext, TestIntegration } from '../../test/helpers/context.js';
-import { addDays, closeService, differences, httpMirror, kolkataDate, openService, startCli, until, type Cli as BaseCli, type Service } from './sync-helpers.js';
+import {
+  addDays,
+  closeService,
+  differences,
+  httpMirror,
+  kolkataDate,
+  openService,
+  startCli,
+  until,
+  type Cli as BaseCli,
+  type Service,
+} from './sync-helpers.js';
 import { freePort } from '../../scripts/lib.js';
 
 const HORIZON = 60;
@@ -88,19 +99,38 @@ describe('doorloom-partner mirror', () => {
     const env = { DOORLOOM_URL: 'http://127.0.0.1:1', DOORLOOM_API_KEY: 'dlk_x', DOORLOOM_WEBHOOK_SECRET: 'whsec_MDEyMzQ1Njc4OWFiY2RlZg==' };
     const cli = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, env);
     expect(await cli.exited).toBe(2);
-    expect(cli.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: .*DOORLOOM_MIRROR_READ_TOKEN \(or --read-token-file PATH\)/)]);
+    expect(cli.output().trim().split('\n')).toEqual([
+      expect.stringMatching(/^configuration error: .*DOORLOOM_MIRROR_READ_TOKEN \(or --read-token-file PATH\)/),
+    ]);
     // a secret as a flag (ps shows it) is refused, pointing to the variable
-    for (const [flag, variable] of [['--api-key', 'DOORLOOM_API_KEY'], ['--webhook-secret', 'DOORLOOM_WEBHOOK_SECRET'], ['--read-token', 'DOORLOOM_MIRROR_READ_TOKEN']]) {
-      const flagged = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created'), flag, 'a-secret-value-long-enough-for-anything-0123'], 0, { ...env, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+    for (const [flag, variable] of [
+      ['--api-key', 'DOORLOOM_API_KEY'],
+      ['--webhook-secret', 'DOORLOOM_WEBHOOK_SECRET'],
+      ['--read-token', 'DOORLOOM_MIRROR_READ_TOKEN'],
+    ]) {
+      const flagged = startMirrorCli(
+        ['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created'), flag, 'a-secret-value-long-enough-for-anything-0123'],
+        0,
+        { ...env, DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN },
+      );
       expect(await flagged.exited, flag).toBe(2);
-      expect(flagged.output().trim().split('\n'), flag).toEqual([`configuration error: ${flag} is refused: a flag shows in ps to every user of this machine; set ${variable}, or give ${flag}-file PATH (doorloom-partner mirror --help)`]);
+      expect(flagged.output().trim().split('\n'), flag).toEqual([
+        `configuration error: ${flag} is refused: a flag shows in ps to every user of this machine; set ${variable}, or give ${flag}-file PATH (doorloom-partner mirror --help)`,
+      ]);
     }
-    const short = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, { ...env, DOORLOOM_MIRROR_READ_TOKEN: 'x'.repeat(31) });
+    const short = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, {
+      ...env,
+      DOORLOOM_MIRROR_READ_TOKEN: 'x'.repeat(31),
+    });
     expect(await short.exited).toBe(2);
     expect(short.output().trim().split('\n')).toEqual([expect.stringMatching(/^configuration error: .*the read token needs at least 32 characters/)]);
 
     // a secret too short to be a key, and a port already taken, are the operator's to fix too
-    const weak = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, { ...env, DOORLOOM_WEBHOOK_SECRET: 'whsec_', DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN });
+    const weak = startMirrorCli(['mirror', '--listen', '127.0.0.1:0', '--store', path.join(os.tmpdir(), 'never-created')], 0, {
+      ...env,
+      DOORLOOM_WEBHOOK_SECRET: 'whsec_',
+      DOORLOOM_MIRROR_READ_TOKEN: READ_TOKEN,
+    });
     expect(await weak.exited).toBe(2);
     expect(weak.output()).toMatch(/^configuration error: DOORLOOM_WEBHOOK_SECRET \(or --webhook-secret-file PATH\)/);
     const taken = net.createServer();
@@ -144,10 +174,18 @@ describe('doorloom-partner mirror', () => {
       await writes;
       const before = await status({ ...cli, url: cli.url }); // nothing answers while it is down
       expect(before).toBeNull();
-      await ctx.staff('PUT', `/properties/${first.id}/calendar`, { from: addDays(kolkataDate(ctx.deps.clock.now()), 2), to: addDays(kolkataDate(ctx.deps.clock.now()), 4), block_scope: 'everywhere' });
+      await ctx.staff('PUT', `/properties/${first.id}/calendar`, {
+        from: addDays(kolkataDate(ctx.deps.clock.now()), 2),
+        to: addDays(kolkataDate(ctx.deps.clock.now()), 4),
+        block_scope: 'everywhere',
+      });
 
       cli = startMirrorCli(args, port, env);
-      await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(ctx, integration.id)), 60_000, `the restarted CLI to catch up: ${cli.output()}`);
+      await until(
+        async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(ctx, integration.id)),
+        60_000,
+        `the restarted CLI to catch up: ${cli.output()}`,
+      );
       await book(integration, 'CLI-3', 12);
       await until(async () => ((await status(cli))?.applied_through ?? -1) === (await lastSequence(ctx, integration.id)), 30_000, 'the last booking');
       const mirrorStatus = await status(cli);
@@ -168,8 +206,18 @@ describe('doorloom-partner mirror', () => {
       expect((await fetch(`${cli.url}/mirror/properties/${first.id}/rates?from=2026-01-01&to=2026-01-02`)).status).toBe(401);
 
       // another Host (DNS rebinding) gets nothing on any path, even with the token
-      for (const [pathname, method] of [['/mirror/bookings', 'GET'], ['/mirror/status', 'GET'], ['/webhooks', 'POST'], ['/elsewhere', 'GET']]) {
-        const res = await request(`${cli.url}${pathname}`, method, { host: `rebound.example:${port}`, ...bearer(READ_TOKEN) }, method === 'POST' ? '{}' : undefined);
+      for (const [pathname, method] of [
+        ['/mirror/bookings', 'GET'],
+        ['/mirror/status', 'GET'],
+        ['/webhooks', 'POST'],
+        ['/elsewhere', 'GET'],
+      ]) {
+        const res = await request(
+          `${cli.url}${pathname}`,
+          method,
+          { host: `rebound.example:${port}`, ...bearer(READ_TOKEN) },
+          method === 'POST' ? '{}' : undefined,
+        );
         expect(res.status, pathname).toBe(421);
         expect(res.body).not.toContain('CLI Guest');
         expect(JSON.parse(res.body)).toMatchObject({ success: false, code: 'HOST_NOT_ALLOWED' });
@@ -192,7 +240,10 @@ describe('doorloom-partner mirror', () => {
       expect(files).toContain('journal.log');
       for (const file of files) expect((await stat(path.join(dir, file))).mode & 0o777, file).toBe(0o600);
       // an unsigned delivery is refused
-      const forged = await fetch(`${cli.url}/webhooks`, { method: 'POST', body: JSON.stringify({ id: 'x', type: 'booking.changed', sequence: 999999, data: {} }) });
+      const forged = await fetch(`${cli.url}/webhooks`, {
+        method: 'POST',
+        body: JSON.stringify({ id: 'x', type: 'booking.changed', sequence: 999999, data: {} }),
+      });
       expect(forged.status).toBe(401);
 
       cli.child.kill('SIGTERM');

@@ -67,7 +67,13 @@ describe('doorloom-partner trigger', () => {
       DOORLOOM_API_KEY: integ.apiKey,
     });
     expect(booked.output).toMatchObject({ action: 'host-booking', property: 'TRIG-1', booking_id: expect.any(Number) });
-    expect(booked.output.booking).toMatchObject({ id: booked.output.booking_id, check_in: day(3), check_out: day(5), status: 'confirmed', property: { doorloom_id: id, external_id: 'TRIG-1' } });
+    expect(booked.output.booking).toMatchObject({
+      id: booked.output.booking_id,
+      check_in: day(3),
+      check_out: day(5),
+      status: 'confirmed',
+      property: { doorloom_id: id, external_id: 'TRIG-1' },
+    });
     expect(booked.output.booking.units).toHaveLength(2);
     expect(booked.events.map((e) => `${e.type} ${e.origin}`)).toEqual(['booking.changed doorloom', 'availability.changed doorloom']);
     expect(booked.events[0].data.booking.id).toBe(booked.output.booking_id);
@@ -90,7 +96,18 @@ describe('doorloom-partner trigger', () => {
     expect(kinds(priced.events)).toEqual(['rates.changed doorloom']);
     expect(priced.events[0].data.dates[0]).toMatchObject({ date: day(6), base_price: 4999.5, source: 'override' });
 
-    const restricted = await trigger(integ, ['restriction-override', '--property', 'TRIG-1', '--from', day(6), '--to', day(7), '--min-stay', '2', '--stop-sell']);
+    const restricted = await trigger(integ, [
+      'restriction-override',
+      '--property',
+      'TRIG-1',
+      '--from',
+      day(6),
+      '--to',
+      day(7),
+      '--min-stay',
+      '2',
+      '--stop-sell',
+    ]);
     expect(kinds(restricted.events)).toEqual(['restrictions.changed doorloom']);
     expect(restricted.events[0].data.dates[0]).toMatchObject({ min_stay: 2, stop_sell: true });
 

@@ -7,10 +7,7 @@ import { createDoorloomClient, DoorloomApiError, DoorloomNetworkError, type Retr
  * A scripted failing server: each request takes the next step of the script (the last one
  * repeats), and every request is recorded with its headers and body.
  */
-type Step =
-  | { status: number; body?: unknown; headers?: Record<string, string> }
-  | { hang: true }
-  | { reset: true };
+type Step = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true } | { reset: true };
 
 interface Seen {
   method: string;

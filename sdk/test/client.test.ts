@@ -21,7 +21,13 @@ beforeAll(async () => {
 afterAll(() => ctx?.close());
 
 const villa = (externalId = newRef('P')) =>
-  createBody({ external_id: externalId, units: [{ name: 'Room 1', external_id: `${externalId}-U1` }, { name: 'Room 2', external_id: `${externalId}-U2` }] }) as never;
+  createBody({
+    external_id: externalId,
+    units: [
+      { name: 'Room 1', external_id: `${externalId}-U1` },
+      { name: 'Room 2', external_id: `${externalId}-U2` },
+    ],
+  }) as never;
 
 const bookingInput = (propertyExternalId: string, overrides: Partial<BookingCreateInput> = {}) =>
   bookingBody(ctx, { externalId: propertyExternalId, aliases: [`${propertyExternalId}-U1`] }, overrides) as BookingCreateInput;
@@ -115,7 +121,8 @@ describe('typed client against the service', () => {
     const externalId = newRef('P');
     await client.createProperty(villa(externalId));
     const made = [];
-    for (let i = 0; i < 5; i++) made.push(await client.createBooking(bookingInput(externalId, { check_in: day(ctx, 20 + i * 3), check_out: day(ctx, 21 + i * 3) })));
+    for (let i = 0; i < 5; i++)
+      made.push(await client.createBooking(bookingInput(externalId, { check_in: day(ctx, 20 + i * 3), check_out: day(ctx, 21 + i * 3) })));
     const seen = [];
     for await (const booking of client.iterateBookings({ property_id: made[0].property.doorloom_id, per_page: 2 })) seen.push(booking.id);
     expect(seen).toEqual(made.map((b) => b.id));

@@ -69,13 +69,18 @@ describe('SyncEngine chaos', () => {
     let chaos = true;
     let store = new FileStore(dir, { compactBytes: 256 * 1024 });
     let engine: SyncEngine | null = newEngine(api, store, { pollIntervalMs: 700 });
-    const receiver = await startReceiver(ctx, integration, () => engine, async () => {
-      if (!chaos) return 'pass';
-      if (rng.chance(0.03)) return 'fail';
-      if (rng.chance(0.03)) return 'fail-after';
-      if (rng.chance(0.2)) await new Promise((r) => setTimeout(r, rng.int(20, 250)));
-      return 'pass';
-    });
+    const receiver = await startReceiver(
+      ctx,
+      integration,
+      () => engine,
+      async () => {
+        if (!chaos) return 'pass';
+        if (rng.chance(0.03)) return 'fail';
+        if (rng.chance(0.03)) return 'fail-after';
+        if (rng.chance(0.2)) await new Promise((r) => setTimeout(r, rng.int(20, 250)));
+        return 'pass';
+      },
+    );
 
     try {
       expect((await ctx.staff('PATCH', `/integrations/${integration.id}`, { webhook: { url: receiver.url, timeout_seconds: 2 } })).statusCode).toBe(200);
@@ -97,7 +102,8 @@ describe('SyncEngine chaos', () => {
           await next.start();
         } else if (op.name === 'duplicate and replay') {
           const applied = engine.status().applied_through;
-          const rows = (await ctx.api(integration.apiKey, 'GET', `/events?after_sequence=${rng.int(0, Math.max(0, applied - 1))}&limit=3`)).json().data as Array<{ event: { sequence: number } }>;
+          const rows = (await ctx.api(integration.apiKey, 'GET', `/events?after_sequence=${rng.int(0, Math.max(0, applied - 1))}&limit=3`)).json()
+            .data as Array<{ event: { sequence: number } }>;
           for (const row of rows) {
             const result = await engine.receive(row.event as never);
             if (row.event.sequence <= applied) expect(result).toBe('duplicate');
@@ -122,7 +128,8 @@ describe('SyncEngine chaos', () => {
       chaos = false;
       const lastSequence = async () => (await ctx.api(integration.apiKey, 'GET', '/me')).json().data.webhook.last_sequence as number;
       const syncPending = async () =>
-        (await ctx.deps.db.selectFrom('sync_jobs').select('id').where('integration_id', '=', integration.id).where('finished_at', 'is', null).execute()).length > 0;
+        (await ctx.deps.db.selectFrom('sync_jobs').select('id').where('integration_id', '=', integration.id).where('finished_at', 'is', null).execute())
+          .length > 0;
       await until(
         async () => {
           if (await syncPending()) return false;
@@ -137,7 +144,10 @@ describe('SyncEngine chaos', () => {
       expect(receiver.received()).toBeGreaterThan(0);
       const diff = await differences(ctx, integration, engine, HORIZON);
       expect(diff).toEqual([]);
-      if (process.env.SYNC_CHAOS_LOG) console.log(`seed ${SEED}: ${engine.status().applied_through} events, ${receiver.received()} deliveries ${JSON.stringify([...receiver.answers])}\n${log.join('\n')}`);
+      if (process.env.SYNC_CHAOS_LOG)
+        console.log(
+          `seed ${SEED}: ${engine.status().applied_through} events, ${receiver.received()} deliveries ${JSON.stringify([...receiver.answers])}\n${log.join('\n')}`,
+        );
     } catch (error) {
       // the seed and the operations, to replay this run
       console.error(`sync chaos failed with SYNC_CHAOS_SEED=${SEED}\n${log.join('\n')}`);
@@ -281,7 +291,12 @@ const BASE_OPS: Op[] = [
     weight: 2,
     async run(world, rng) {
       const p = someProperty(world, rng);
-      if (p) await attempt(world, 'host patch', ctx.staff('PATCH', `/properties/${p.id}`, { address: { city: rng.pick(['Panaji', 'Margao', 'Mapusa']) }, occupancy: { max_guests: rng.int(3, 9) } }));
+      if (p)
+        await attempt(
+          world,
+          'host patch',
+          ctx.staff('PATCH', `/properties/${p.id}`, { address: { city: rng.pick(['Panaji', 'Margao', 'Mapusa']) }, occupancy: { max_guests: rng.int(3, 9) } }),
+        );
     },
   },
   { name: 'partner books', weight: 5, run: partnerBooking },
@@ -295,7 +310,13 @@ const BASE_OPS: Op[] = [
       const res = await attempt(
         world,
         'host booking',
-        ctx.staff('POST', `/properties/${p.id}/bookings`, { units: [{ adults: 2 }], check_in: w.from, check_out: addDays(w.to, 1), guest: { name: 'Host Guest' }, pricing: { total: 9000 } }),
+        ctx.staff('POST', `/properties/${p.id}/bookings`, {
+          units: [{ adults: 2 }],
+          check_in: w.from,
+          check_out: addDays(w.to, 1),
+          guest: { name: 'Host Guest' },
+          pricing: { total: 9000 },
+        }),
       );
       if (res.statusCode === 201) world.bookings.push({ id: res.json().data.id as number, host: true });
     },
@@ -323,7 +344,12 @@ const BASE_OPS: Op[] = [
     name: 'concurrent partner writes',
     weight: 3,
     async run(world, rng) {
-      await Promise.all([partnerBooking(world, rng), partnerBooking(world, rng), opNamed('partner edits a property').run(world, rng), opNamed('bookings change').run(world, rng)]);
+      await Promise.all([
+        partnerBooking(world, rng),
+        partnerBooking(world, rng),
+        opNamed('partner edits a property').run(world, rng),
+        opNamed('bookings change').run(world, rng),
+      ]);
     },
   },
   {
@@ -344,4 +370,11 @@ function opNamed(name: string): Op {
 }
 
 /** Steps that always play the same operation, so every seed has each kind of fault at least once. */
-const FIXED: Record<number, string> = { 4: 'restart engine', 8: 'clock moves', 12: 'sync', 16: 'duplicate and replay', 20: 'concurrent partner writes', 24: 'restart engine' };
+const FIXED: Record<number, string> = {
+  4: 'restart engine',
+  8: 'clock moves',
+  12: 'sync',
+  16: 'duplicate and replay',
+  20: 'concurrent partner writes',
+  24: 'restart engine',
+};

@@ -158,12 +158,23 @@ describe('SyncEngine cold start', () => {
     expect(hosted.statusCode).toBe(201);
     const hostId = hosted.json().data.doorloom_id as number;
     expect((await ctx.staff('PUT', `/integrations/${integration.id}/coverage/${hostId}`, { external_id: 'COVER-H' })).statusCode).toBeLessThan(300);
-    const hostBooking = await ctx.staff('POST', `/properties/${hostId}/bookings`, { units: [{ adults: 2 }], check_in: addDays(today(), 3), check_out: addDays(today(), 5), guest: { name: 'Host Guest' }, pricing: { total: 6000 } });
+    const hostBooking = await ctx.staff('POST', `/properties/${hostId}/bookings`, {
+      units: [{ adults: 2 }],
+      check_in: addDays(today(), 3),
+      check_out: addDays(today(), 5),
+      guest: { name: 'Host Guest' },
+      pricing: { total: 6000 },
+    });
     expect(hostBooking.statusCode).toBe(201);
 
     const engine = newEngine(serviceApi(service, integration), new MemoryStore());
     await engine.start();
-    expect(engine.properties().map((p) => p.doorloom_id).sort()).toEqual([own.doorloom_id, hostId].sort());
+    expect(
+      engine
+        .properties()
+        .map((p) => p.doorloom_id)
+        .sort(),
+    ).toEqual([own.doorloom_id, hostId].sort());
     expect(engine.bookings().map((b) => b.id)).toEqual([hostBooking.json().data.id]);
 
     expect((await ctx.staff('DELETE', `/integrations/${integration.id}/coverage/${hostId}`)).statusCode).toBe(200);

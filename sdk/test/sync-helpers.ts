@@ -152,7 +152,9 @@ export function httpMirror(url: string, readToken?: string): MirrorReader {
 
 export async function differences(ctx: TestContext, integration: TestIntegration, engine: MirrorReader, horizonDays: number): Promise<string[]> {
   const out: string[] = [];
-  const properties = (await all(ctx, integration.apiKey, '/properties', (b) => (b.data as { properties: unknown[] }).properties)) as Array<{ doorloom_id: number }>;
+  const properties = (await all(ctx, integration.apiKey, '/properties', (b) => (b.data as { properties: unknown[] }).properties)) as Array<{
+    doorloom_id: number;
+  }>;
   const mirrorProperties = (await engine.properties()) as Array<{ doorloom_id: number }>;
   if (JSON.stringify(sortById(mirrorProperties, 'doorloom_id')) !== JSON.stringify(sortById(properties, 'doorloom_id'))) {
     out.push(`properties differ:\n  mirror  ${JSON.stringify(mirrorProperties)}\n  service ${JSON.stringify(properties)}`);
@@ -168,7 +170,8 @@ export async function differences(ctx: TestContext, integration: TestIntegration
       for (const w of chunkWindow(today, horizonEnd(today, horizonDays), 92)) {
         const snapshot = (await ok(ctx, integration.apiKey, `/properties/${property.doorloom_id}/${kind}?from=${w.from}&to=${w.to}`)).data.data;
         const mirror = await engine.window(kind, property.doorloom_id, w.from, w.to);
-        if (JSON.stringify(mirror) !== JSON.stringify(snapshot)) out.push(`${kind} of ${property.doorloom_id} ${w.from}..${w.to} differs:\n  ${firstDifference(mirror, snapshot)}`);
+        if (JSON.stringify(mirror) !== JSON.stringify(snapshot))
+          out.push(`${kind} of ${property.doorloom_id} ${w.from}..${w.to} differs:\n  ${firstDifference(mirror, snapshot)}`);
       }
     }
   }

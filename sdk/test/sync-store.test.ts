@@ -59,11 +59,20 @@ describe('FileStore', () => {
 
   it('keeps every committed batch across a reopen; null deletes', async () => {
     const { store } = await reopen();
-    await store.commit([['a', 1], ['b', { x: [1, 2] }]]);
-    await store.commit([['a', null], ['c', 'three']]);
+    await store.commit([
+      ['a', 1],
+      ['b', { x: [1, 2] }],
+    ]);
+    await store.commit([
+      ['a', null],
+      ['c', 'three'],
+    ]);
     await store.close();
     const { store: again, map } = await reopen();
-    expect([...map]).toEqual([['b', { x: [1, 2] }], ['c', 'three']]);
+    expect([...map]).toEqual([
+      ['b', { x: [1, 2] }],
+      ['c', 'three'],
+    ]);
     await again.close();
   });
 
@@ -77,7 +86,10 @@ describe('FileStore', () => {
     await s2.commit([['b', 2]]);
     await s2.close();
     ({ store: s2, map } = await reopen());
-    expect([...map]).toEqual([['a', 1], ['b', 2]]);
+    expect([...map]).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
     // a line whose digest does not match its body is as good as torn
     await s2.close();
     const text = await readFile(path.join(dir, 'journal.log'), 'utf8');
@@ -89,7 +101,11 @@ describe('FileStore', () => {
 
   it('compacts into a checkpoint; a crash between the rename and the journal truncation loses nothing', async () => {
     const { store } = await reopen({ compactBytes: 200 });
-    for (let i = 0; i < 20; i++) await store.commit([['n', i], [`k${i % 3}`, i]]);
+    for (let i = 0; i < 20; i++)
+      await store.commit([
+        ['n', i],
+        [`k${i % 3}`, i],
+      ]);
     expect(await store.journalSize()).toBeLessThan(400);
     await store.close();
     const expected = [...(await reopen()).map];
@@ -150,7 +166,10 @@ describe('FileStore', () => {
 describe('MemoryStore', () => {
   it('outlives its engine: a reload sees every commit', async () => {
     const store = new MemoryStore();
-    await store.commit([['a', 1], ['b', 2]]);
+    await store.commit([
+      ['a', 1],
+      ['b', 2],
+    ]);
     await store.commit([['a', null]]);
     expect([...(await store.load())]).toEqual([['b', 2]]);
   });

@@ -78,7 +78,11 @@ describe('webhook verification vectors', () => {
         const verifier = createWebhookVerifier({ secrets: [previous], now: at(T), scheme });
         expect(verifier.accepts(body, signed([current]))).toBe(false);
         expect(verifier.accepts(body, signed([previous]))).toBe(true);
-        expect(createWebhookVerifier({ secrets: [previous, current], now: at(T), scheme }).verifySignature(body, signed([current]))).toMatchObject({ scheme, timestamp: T, secretIndex: 1 });
+        expect(createWebhookVerifier({ secrets: [previous, current], now: at(T), scheme }).verifySignature(body, signed([current]))).toMatchObject({
+          scheme,
+          timestamp: T,
+          secretIndex: 1,
+        });
       });
 
       it('tampering: a changed byte of the body, another secret, or another event id fails', () => {
@@ -89,7 +93,8 @@ describe('webhook verification vectors', () => {
         expect(verify(headers, [newSecret()])).toBe('signature_mismatch');
         // the signature of another timestamp
         const later = signed([current], T + 1);
-        const replayed = scheme === 'service' ? { 'X-Service-Signature': `t=${T},${later['X-Service-Signature'].split(',')[1]}` } : pick(later, ['webhook-signature']);
+        const replayed =
+          scheme === 'service' ? { 'X-Service-Signature': `t=${T},${later['X-Service-Signature'].split(',')[1]}` } : pick(later, ['webhook-signature']);
         expect(verify({ ...headers, ...replayed }, [current])).toBe('signature_mismatch');
         if (scheme === 'standard') expect(verify({ ...headers, 'webhook-id': '01JOTHER' }, [current])).toBe('signature_mismatch');
       });
@@ -152,7 +157,9 @@ describe('webhook verification vectors', () => {
     const now = Math.floor(Date.now() / 1000);
     const headers = signed([secret], now, body, id);
     expect(reason(() => verifyWebhook(body, headers, { secrets: secret, scheme: 'standard' }))).toBe('verified');
-    expect(() => new Webhook(secret).verify(body, { 'webhook-id': id, 'webhook-timestamp': String(now), 'webhook-signature': headers['webhook-signature'] })).not.toThrow();
+    expect(() =>
+      new Webhook(secret).verify(body, { 'webhook-id': id, 'webhook-timestamp': String(now), 'webhook-signature': headers['webhook-signature'] }),
+    ).not.toThrow();
   });
 
   it('signDelivery writes exactly the headers the service writes, in both schemes and with every secret', () => {

@@ -82,7 +82,12 @@ async function maintainTables(db: Kysely<DB>): Promise<MaintenanceStep[]> {
     const started = performance.now();
     if (vacuum) await sql`vacuum ${sql.raw(analyze ? '(analyze) ' : '')}${sql.table(t.relname)}`.execute(db);
     else await sql`analyze ${sql.table(t.relname)}`.execute(db);
-    steps.push({ action: vacuum ? (analyze ? 'vacuum analyze' : 'vacuum') : 'analyze', table: t.relname, trigger: t.n_dead_tup, ms: Math.round(performance.now() - started) });
+    steps.push({
+      action: vacuum ? (analyze ? 'vacuum analyze' : 'vacuum') : 'analyze',
+      table: t.relname,
+      trigger: t.n_dead_tup,
+      ms: Math.round(performance.now() - started),
+    });
   }
   return steps;
 }

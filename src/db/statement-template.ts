@@ -1,4 +1,14 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type Compilable, type CompiledQuery, type RawBuilder } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  type Compilable,
+  type CompiledQuery,
+  type RawBuilder,
+} from 'kysely';
 import type { DB } from './schema.js';
 
 /**
@@ -53,9 +63,12 @@ interface Template {
 }
 
 function compileOnce(build: (placeholders: Record<string, unknown>) => Buildable): Template {
-  const placeholders = new Proxy({}, {
-    get: (_, name) => (typeof name === 'string' ? new Placeholder(name) : undefined),
-  });
+  const placeholders = new Proxy(
+    {},
+    {
+      get: (_, name) => (typeof name === 'string' ? new Placeholder(name) : undefined),
+    },
+  );
   // A query builder compiles by itself; a raw `sql` statement is given the compiler.
   const { sql: text, parameters } = (build(placeholders) as { compile(compiler: Kysely<DB>): CompiledQuery<unknown> }).compile(compiler);
   // PostgreSQL's compiler numbers its parameters $1, $2, … in order of appearance.

@@ -19,13 +19,7 @@ export function sendJson(reply: FastifyReply, status: number, body: string): Fas
   return reply.code(status).type(JSON_TYPE).send(body);
 }
 
-export function sendData(
-  reply: FastifyReply,
-  status: number,
-  message: string,
-  data: unknown,
-  extra?: Record<string, unknown>,
-): FastifyReply {
+export function sendData(reply: FastifyReply, status: number, message: string, data: unknown, extra?: Record<string, unknown>): FastifyReply {
   return reply.code(status).send(successBody(message, data, extra));
 }
 

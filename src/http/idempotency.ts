@@ -58,7 +58,9 @@ export function canonicalJson(value: unknown): string {
 
 /** SHA-256 over method, path and the key-sorted JSON body. */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body ?? null)}`, 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body ?? null)}`, 'utf8')
+    .digest('hex');
 }
 
 function requestPath(request: FastifyRequest): string {
@@ -66,12 +68,9 @@ function requestPath(request: FastifyRequest): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
-export type ClaimOutcome =
-  | { kind: 'claimed'; token: string }
-  | { kind: 'replay'; status: number; contentType: string; body: string };
+export type ClaimOutcome = { kind: 'claimed'; token: string } | { kind: 'replay'; status: number; contentType: string; body: string };
 
-const inProgress = () =>
-  fail('IN_PROGRESS', 'A request with this Idempotency-Key is still being processed. Retry in a few seconds.');
+const inProgress = () => fail('IN_PROGRESS', 'A request with this Idempotency-Key is still being processed. Retry in a few seconds.');
 
 /**
  * Claims `key` for this request or says how to answer instead. Every step is one statement that
@@ -125,10 +124,7 @@ export async function claimIdempotencyKey(
     }
 
     if (row.fingerprint !== input.fingerprint) {
-      throw fail(
-        'IDEMPOTENCY_KEY_REUSED',
-        'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
-      );
+      throw fail('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request. Use a new key for a new request.');
     }
     if (row.state === 'completed') {
       return { kind: 'replay', status: row.response_status!, contentType: row.response_content_type!, body: row.response_body! };
@@ -253,10 +249,7 @@ export function idempotent(deps: Deps) {
       const header = request.headers['idempotency-key'];
       const key = typeof header === 'string' ? header : undefined;
       if (key === undefined || !KEY_RE.test(key)) {
-        throw fail(
-          'IDEMPOTENCY_KEY_REQUIRED',
-          'Send an Idempotency-Key header of 8 to 128 visible ASCII characters, unique per create attempt.',
-        );
+        throw fail('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 8 to 128 visible ASCII characters, unique per create attempt.');
       }
       const integrationId = request.integration.id;
       const path = requestPath(request);
@@ -273,11 +266,7 @@ export function idempotent(deps: Deps) {
         return undefined;
       }
       // A string payload with its Content-Type set goes out as these exact bytes.
-      return reply
-        .code(outcome.status)
-        .header('content-type', outcome.contentType)
-        .header('idempotent-replayed', 'true')
-        .send(outcome.body);
+      return reply.code(outcome.status).header('content-type', outcome.contentType).header('idempotent-replayed', 'true').send(outcome.body);
     },
 
     async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {

@@ -17,12 +17,19 @@ export function addEventSchemas(schemas: Record<string, Json>): void {
       id: { type: 'string', description: 'ULID, unique for the life of the integration (not a sequence)' },
       type: { type: 'string', description: 'The event kind' },
       sequence: { type: 'integer', minimum: 1, description: 'Gap-free per integration' },
-      origin: { type: 'string', enum: ['partner', 'doorloom'], description: '`partner` for the integration’s own writes (an echo), `doorloom` for host and system changes' },
+      origin: {
+        type: 'string',
+        enum: ['partner', 'doorloom'],
+        description: '`partner` for the integration’s own writes (an echo), `doorloom` for host and system changes',
+      },
       version: { type: 'string', examples: ['2026-09'] },
       created_at: { type: 'string', format: 'date-time', description: 'ISO-8601 with +05:30' },
       integration: { type: 'object', required: ['id', 'slug'], properties: { id: { type: 'integer' }, slug: { type: 'string' } } },
       property: { anyOf: [schemaRef('PropertyReference'), { type: 'null' }], description: 'The property the event is about; null for integration-wide events' },
-      window: { anyOf: [schemaRef('DateWindow'), { type: 'null' }], description: 'Nights a windowed kind covers, inclusive, never more than one calendar month' },
+      window: {
+        anyOf: [schemaRef('DateWindow'), { type: 'null' }],
+        description: 'Nights a windowed kind covers, inclusive, never more than one calendar month',
+      },
       data: { description: 'The kind’s payload' },
     },
   };
@@ -40,7 +47,11 @@ export function addEventSchemas(schemas: Record<string, Json>): void {
         items: {
           anyOf: [
             schemaRef('Unit'),
-            { type: 'object', required: ['inventory_id', 'external_unit_id', 'deleted'], properties: { inventory_id: { type: 'integer' }, external_unit_id: nullableString, deleted: { type: 'boolean', const: true } } },
+            {
+              type: 'object',
+              required: ['inventory_id', 'external_unit_id', 'deleted'],
+              properties: { inventory_id: { type: 'integer' }, external_unit_id: nullableString, deleted: { type: 'boolean', const: true } },
+            },
           ],
         },
       },
@@ -48,7 +59,11 @@ export function addEventSchemas(schemas: Record<string, Json>): void {
   };
   schemas.PropertyChangedData = { type: 'object', required: ['property'], properties: { property: schemaRef('PropertyDetail') } };
   schemas.BookingChangedData = { type: 'object', required: ['booking'], properties: { booking: schemaRef('Booking') } };
-  schemas.AvailabilityChangedEvent = kind('availability.changed', schemaRef('AvailabilityPayload'), 'Availability of a property for a window of nights (full state, never a delta)');
+  schemas.AvailabilityChangedEvent = kind(
+    'availability.changed',
+    schemaRef('AvailabilityPayload'),
+    'Availability of a property for a window of nights (full state, never a delta)',
+  );
   schemas.RatesChangedEvent = kind('rates.changed', schemaRef('RatesPayload'), 'Rates of a property for a window of nights');
   schemas.RestrictionsChangedEvent = kind('restrictions.changed', schemaRef('RestrictionsPayload'), 'Restrictions of a property for a window of nights');
   schemas.InventoryChangedEvent = kind('inventory.changed', schemaRef('InventoryChangedData'), 'The units of a property');
@@ -98,12 +113,19 @@ export function webhooks(): JsonObject {
     schema: { type: 'string', ...(example ? { examples: [example] } : {}) },
   });
   const parameters = [
-    header('X-Service-Signature', '`t=<unix seconds>,v1=<hex>[,v1=<hex>]`: hex HMAC-SHA256 of `<t>.<raw body>` keyed by the whole secret (`whsec_…`), one `v1` per live secret (the new one first during a rotation). Reject a mismatch, or a `t` more than 300 s away, with 401.', 't=1767225600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd'),
+    header(
+      'X-Service-Signature',
+      '`t=<unix seconds>,v1=<hex>[,v1=<hex>]`: hex HMAC-SHA256 of `<t>.<raw body>` keyed by the whole secret (`whsec_…`), one `v1` per live secret (the new one first during a rotation). Reject a mismatch, or a `t` more than 300 s away, with 401.',
+      't=1767225600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+    ),
     header('X-Service-Integration', 'The integration’s slug.'),
     header('X-Service-Event-Id', 'The event id (ULID).'),
     header('webhook-id', 'Standard Webhooks: the event id.'),
     header('webhook-timestamp', 'Standard Webhooks: `t`, unix seconds.'),
-    header('webhook-signature', 'Standard Webhooks: `v1,<base64>` per live secret, space-separated; HMAC-SHA256 of `<id>.<t>.<raw body>` keyed by the base64 decoding of the part after `whsec_`.'),
+    header(
+      'webhook-signature',
+      'Standard Webhooks: `v1,<base64>` per live secret, space-separated; HMAC-SHA256 of `<id>.<t>.<raw body>` keyed by the base64 decoding of the part after `whsec_`.',
+    ),
   ];
   const out: JsonObject = {};
   for (const [type, name] of EVENT_SCHEMAS) {
@@ -112,7 +134,8 @@ export function webhooks(): JsonObject {
       post: {
         operationId: `${camel}Webhook`,
         summary: type === 'ping' ? 'Connectivity ping to a paused integration' : `Delivery of ${type}`,
-        description: 'Deliveries go strictly in sequence order, one at a time; the next waits for a 2xx within the response deadline (10 s by default). Verify the signature over the raw body bytes before parsing.',
+        description:
+          'Deliveries go strictly in sequence order, one at a time; the next waits for a 2xx within the response deadline (10 s by default). Verify the signature over the raw body bytes before parsing.',
         tags: ['events'],
         security: [],
         parameters,

@@ -108,7 +108,8 @@ const ERROR_ENVELOPE: JsonObject = {
     errors: {
       type: 'object',
       additionalProperties: true,
-      description: 'Validation: dotted field paths (`units.2.external_id`) to arrays of messages. Other codes: their details (`retry_after`, `doorloom_id`, `availability`).',
+      description:
+        'Validation: dotted field paths (`units.2.external_id`) to arrays of messages. Other codes: their details (`retry_after`, `doorloom_id`, `availability`).',
     },
   },
 };
@@ -120,13 +121,20 @@ const FAILURES: Record<string, { description: string; when: (op: OperationInfo) 
   '403': { description: 'NOT_INTEGRATION_TOKEN (another surface’s token) or INTEGRATION_DISABLED.', when: () => true },
   '404': { description: 'NOT_FOUND: no such record for this caller (another integration’s records are NOT_FOUND too).', when: (op) => op.hasPathParams },
   '408': { description: 'REQUEST_TIMEOUT: the request was not received in time.', when: () => true },
-  '409': { description: 'A conflict; see the operation’s description for its codes (IN_PROGRESS: retry the same request after a few seconds).', when: () => false },
+  '409': {
+    description: 'A conflict; see the operation’s description for its codes (IN_PROGRESS: retry the same request after a few seconds).',
+    when: () => false,
+  },
   '412': { description: 'PRECONDITION_FAILED: `If-Match` names a revision that is no longer current.', when: () => false },
   '413': { description: 'PAYLOAD_TOO_LARGE: the body is larger than 1 MiB, or exceeds a payload cap.', when: (op) => op.hasBody || op.method !== 'get' },
   '414': { description: 'URI_TOO_LONG: a path segment is too long.', when: () => true },
-  '415': { description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too).', when: (op) => op.hasBody || op.method !== 'get' },
+  '415': {
+    description: 'UNSUPPORTED_MEDIA_TYPE: send bodies as `Content-Type: application/json` (a body sent where none is expected is read too).',
+    when: (op) => op.hasBody || op.method !== 'get',
+  },
   '422': {
-    description: 'VALIDATION_FAILED (`errors` keyed by dotted field path; on any route, a query parameter holding a NUL character) or another refusal named by `code`; do not retry unchanged.',
+    description:
+      'VALIDATION_FAILED (`errors` keyed by dotted field path; on any route, a query parameter holding a NUL character) or another refusal named by `code`; do not retry unchanged.',
     when: () => true,
   },
   '431': { description: 'HEADERS_TOO_LARGE: the request line and headers are larger than 16 KiB.', when: () => true },
@@ -141,13 +149,22 @@ const STAFF_FAILURES: Record<string, string> = {
 };
 
 const HEADERS: Record<string, JsonObject> = {
-  'X-Request-Id': { description: 'The request’s id (the caller’s own when it sent a valid one); quote it when asking about a request.', schema: { type: 'string' } },
-  RateLimit: { description: 'Remaining requests per tier that applied (`"<tier>";r=<remaining>;t=<seconds to reset>`, comma-separated).', schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: 'The request’s id (the caller’s own when it sent a valid one); quote it when asking about a request.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'Remaining requests per tier that applied (`"<tier>";r=<remaining>;t=<seconds to reset>`, comma-separated).',
+    schema: { type: 'string' },
+  },
   'RateLimit-Policy': { description: 'The tiers that applied (`"<tier>";q=<limit>;w=60`, comma-separated).', schema: { type: 'string' } },
   'X-RateLimit-Limit': { description: 'Limit of the tightest tier that applied, per minute.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the tightest tier this minute.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before sending the same request again.', schema: { type: 'integer' } },
-  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   ETag: { description: 'The booking’s revision (`"3"`); send it back as `If-Match`.', schema: { type: 'string', pattern: '^"[0-9]+"$' } },
   'Cache-Control': { description: '`no-store`: the answer holds a secret shown once; no cache may keep it.', schema: { type: 'string', enum: ['no-store'] } },
 };
@@ -197,9 +214,7 @@ export function finishOpenApi(input: JsonObject): JsonObject {
   const schemas = (components.schemas ??= {}) as Record<string, Json>;
 
   doc.info = { ...(doc.info as JsonObject), description: DESCRIPTION };
-  doc.servers = [
-    { url: '/', description: 'The service’s own origin (http://127.0.0.1:8080 after `npm start` with the default PORT)' },
-  ];
+  doc.servers = [{ url: '/', description: 'The service’s own origin (http://127.0.0.1:8080 after `npm start` with the default PORT)' }];
   doc.tags = TAGS;
   components.securitySchemes = {
     bearer: { type: 'http', scheme: 'bearer', description: 'The integration’s API key: `Authorization: Bearer <API_KEY>`.' },
@@ -210,7 +225,9 @@ export function finishOpenApi(input: JsonObject): JsonObject {
 
   for (const op of operations) {
     const key = `${op.method.toUpperCase()} ${op.partner ? op.path.slice(API_PREFIX.length) : op.path}`;
-    op.operation.operationId = op.partner ? (OPERATION_IDS[key] ?? derivedId(op.method, op.path.slice(API_PREFIX.length))) : derivedId(op.method, op.path.slice(STAFF_PREFIX.length), 'staff');
+    op.operation.operationId = op.partner
+      ? (OPERATION_IDS[key] ?? derivedId(op.method, op.path.slice(API_PREFIX.length)))
+      : derivedId(op.method, op.path.slice(STAFF_PREFIX.length), 'staff');
     if (!op.partner) op.operation.security = [{ staffToken: [] }];
     typeIntegerIds(op.operation);
   }
@@ -475,7 +492,8 @@ function codesOf(op: OperationInfo, status: string): string | undefined {
   const id = operationIdOf(op);
   const table: Record<string, Record<string, string>> = {
     '409': {
-      createProperty: 'PROPERTY_EXTERNAL_ID_EXISTS (`errors.doorloom_id` names the holder; fix the body, use a new key) or IN_PROGRESS (retry the same key after a few seconds).',
+      createProperty:
+        'PROPERTY_EXTERNAL_ID_EXISTS (`errors.doorloom_id` names the holder; fix the body, use a new key) or IN_PROGRESS (retry the same key after a few seconds).',
       bulkCreateProperties: 'IN_PROGRESS: an identical batch is still running; retry the same key after a few seconds.',
       updateProperty: 'PROPERTY_EXTERNAL_ID_EXISTS: the external_id is mapped to another property.',
       createBooking: 'UNAVAILABLE (`errors.availability` holds the per-night picture) or IN_PROGRESS (retry the same key after a few seconds).',

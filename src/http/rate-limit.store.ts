@@ -92,7 +92,12 @@ class PostgresStore implements CounterStore {
   private sweptWindow = -1;
   private readonly batcher = new StatementBatcher<Hit, number[]>(async (hits) => {
     const out = new Map<Hit, number[]>();
-    for (const window of new Set(hits.map((h) => h.window))) await this.count(window, hits.filter((h) => h.window === window), out);
+    for (const window of new Set(hits.map((h) => h.window)))
+      await this.count(
+        window,
+        hits.filter((h) => h.window === window),
+        out,
+      );
     return hits.map((h) => out.get(h)!);
   });
 

@@ -146,12 +146,7 @@ const usage = (tier: Tier, count: number): Usage => ({ tier, remaining: Math.max
 function tightest(usages: Usage[]): Usage {
   let best = usages[0];
   for (const u of usages) {
-    const better =
-      u.remaining !== best.remaining
-        ? u.remaining < best.remaining
-        : u.exceeded !== best.exceeded
-          ? u.exceeded
-          : u.tier.limit < best.tier.limit;
+    const better = u.remaining !== best.remaining ? u.remaining < best.remaining : u.exceeded !== best.exceeded ? u.exceeded : u.tier.limit < best.tier.limit;
     if (better) best = u;
   }
   return best;
@@ -341,8 +336,7 @@ function lockedOut(limit: number, retryAfter: number): AppError {
 }
 
 /** A failed authentication is a presented credential that names nothing (a guess): a 401 to a request that carried one. */
-const isGuess = (error: unknown, request: FastifyRequest) =>
-  error instanceof AppError && error.status === 401 && request.headers.authorization !== undefined;
+const isGuess = (error: unknown, request: FastifyRequest) => error instanceof AppError && error.status === 401 && request.headers.authorization !== undefined;
 
 /**
  * Runs one staff authentication (`evaluate`, which throws a 401 AppError for a wrong credential)

@@ -10,12 +10,7 @@ type Checked = FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
  * A route with a log level of its own gets its child at once (the level is the child's). Its
  * children (auth binds integration_id or staff_token_id) are lazy the same way.
  */
-export function lazyRequestLogger(
-  this: unknown,
-  parent: FastifyBaseLogger,
-  bindings: Record<string, unknown>,
-  options: { level?: string },
-): FastifyBaseLogger {
+export function lazyRequestLogger(this: unknown, parent: FastifyBaseLogger, bindings: Record<string, unknown>, options: { level?: string }): FastifyBaseLogger {
   if (options.level !== undefined) return parent.child(bindings, options);
   return lazyLogger(() => parent.child(bindings, options), parent);
 }

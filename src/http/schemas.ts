@@ -15,10 +15,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 /** Success envelope around a data schema, for the OpenAPI document. */
 export function envelope<T extends object>(data: T, description = 'Success') {
-  return Type.Object(
-    { success: Type.Literal(true), message: Type.String(), data: data as never },
-    { description },
-  );
+  return Type.Object({ success: Type.Literal(true), message: Type.String(), data: data as never }, { description });
 }
 
 export const ErrorEnvelope = Type.Object(
@@ -32,8 +29,7 @@ export const ErrorEnvelope = Type.Object(
 );
 
 /** Common failure answers for a route's OpenAPI entry. */
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));
+export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));
 
 /** The Idempotency-Key of a create: 8 to 128 visible ASCII characters, unique per create attempt. */
 export const IdempotencyKeyHeaders = Type.Object({

@@ -55,6 +55,9 @@ export async function verifiedLately(deps: Deps, address: string, credentialHash
 
 /** Retention: verifications older than 24 hours no longer exempt anything. */
 export async function purgeStaleStaffVerifications(db: Kysely<DB>, nowMs: number): Promise<number> {
-  const result = await db.deleteFrom('staff_auth_known').where('verified_at', '<=', new Date(nowMs - KNOWN_FROM_ADDRESS_MS)).executeTakeFirst();
+  const result = await db
+    .deleteFrom('staff_auth_known')
+    .where('verified_at', '<=', new Date(nowMs - KNOWN_FROM_ADDRESS_MS))
+    .executeTakeFirst();
   return Number(result.numDeletedRows ?? 0);
 }

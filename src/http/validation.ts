@@ -43,7 +43,13 @@ function textValidator(schema: { properties?: Record<string, { type?: unknown }>
         const value = data[name];
         const texts = Array.isArray(value) ? value : [value];
         if (texts.some((text) => typeof text === 'string' && !INTEGER_TEXT.test(text))) {
-          written.push({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be integer' });
+          written.push({
+            instancePath: `/${name}`,
+            schemaPath: `#/properties/${name}/type`,
+            keyword: 'type',
+            params: { type: 'integer' },
+            message: 'must be integer',
+          });
         }
       }
     }
@@ -138,9 +144,7 @@ export function bodyValidation(options: BodyValidation = {}): FastifySchemaCompi
       }
       let errors: ErrorObject[] = [];
       if (!validate(probe)) {
-        errors = (validate.errors ?? []).filter(
-          (e) => !(e.keyword === 'required' && e.instancePath === '' && deferred.has(String(e.params.missingProperty))),
-        );
+        errors = (validate.errors ?? []).filter((e) => !(e.keyword === 'required' && e.instancePath === '' && deferred.has(String(e.params.missingProperty))));
       }
       const found = new FieldErrorCollector();
       if (batch) {
@@ -189,7 +193,15 @@ function pathOf(error: ErrorObject): string {
 
 function messageOf(error: ErrorObject): string {
   // The params of the keywords below, as Ajv gives them.
-  const p = error.params as { limit?: number; type?: string | string[]; allowedValues?: (string | number | boolean | null)[]; allowedValue?: unknown; additionalProperty?: string; pattern?: string; format?: string };
+  const p = error.params as {
+    limit?: number;
+    type?: string | string[];
+    allowedValues?: (string | number | boolean | null)[];
+    allowedValue?: unknown;
+    additionalProperty?: string;
+    pattern?: string;
+    format?: string;
+  };
   switch (error.keyword) {
     case 'required':
       return 'is required';
@@ -265,9 +277,7 @@ export function toFieldErrors(allErrors: ErrorObject[], prefix = ''): FieldError
       const allowsNull = branches.some((e) => e.keyword === 'type' && e.params.type === 'null');
       const onlyLiterals = branches.every((e) => e.keyword === 'const' || e.keyword === 'enum' || (e.keyword === 'type' && e.params.type === 'null'));
       message =
-        allowed.length > 0 && onlyLiterals
-          ? `must be one of: ${allowed.map(String).join(', ')}${allowsNull ? ', or null' : ''}`
-          : 'has an invalid value';
+        allowed.length > 0 && onlyLiterals ? `must be one of: ${allowed.map(String).join(', ')}${allowsNull ? ', or null' : ''}` : 'has an invalid value';
     } else if (unionPaths.has(error.instancePath) && error.keyword !== 'required') {
       continue; // a branch of a union reported above
     } else {

@@ -191,7 +191,12 @@ describe('alerts the service evaluates itself', () => {
     await pauseIntegration(ctx.deps, { integrationId: failing.id, slug: failing.slug }, 'delivery_failures');
     const body = await alerts();
     expect(body.data).toEqual([
-      expect.objectContaining({ name: 'integration_paused', severity: 'warning', integration: { id: failing.id, slug: failing.slug }, detail: expect.objectContaining({ paused_reason: 'delivery_failures' }) }),
+      expect.objectContaining({
+        name: 'integration_paused',
+        severity: 'warning',
+        integration: { id: failing.id, slug: failing.slug },
+        detail: expect.objectContaining({ paused_reason: 'delivery_failures' }),
+      }),
     ]);
     const metrics = await scrape();
     expect(metrics.value('doorloom_integration_paused', { integration: failing.slug, reason: 'delivery_failures' })).toBe(1);
@@ -208,14 +213,19 @@ describe('alerts the service evaluates itself', () => {
   it('reports readiness and the events retained', async () => {
     const metrics = await scrape();
     expect(metrics.value('doorloom_ready')).toBe(1);
-    const { n } = await ctx.deps.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const { n } = await ctx.deps.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(n)).toBeGreaterThan(0);
     expect(metrics.value('doorloom_events_retained')).toBe(Number(n));
   });
 
   it('still answers a scrape, with doorloom_ready 0, when the database does not', async () => {
     const port = await freePort();
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: `postgres://nobody@127.0.0.1:${port}/none`, connectionTimeoutMillis: 1_000 }) }) });
+    const db = new Kysely<DB>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: `postgres://nobody@127.0.0.1:${port}/none`, connectionTimeoutMillis: 1_000 }) }),
+    });
     try {
       const metrics = createMetrics({ db, clock: ctx.deps.clock, signals: new Signals() });
       const away = parseScrape(await metrics.text());
@@ -242,7 +252,11 @@ describe('ALERT_WEBHOOK_URL settings', () => {
   /** `src/main.ts` with these settings: its exit code and what it wrote. */
   const start = (env: Record<string, string>) =>
     new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'memory:', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'memory:', PORT: '0', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (c) => (output += c));
       child.stderr.on('data', (c) => (output += c));

@@ -31,17 +31,24 @@ describe(`an undelivered booking escalates (${databaseUrl ? 'PostgreSQL' : 'PGli
   const call = async (path: string, method = 'GET', body?: unknown, token = STAFF_TOKEN, headers: Record<string, string> = {}) => {
     const res = await fetch(server.url + path, {
       method,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, json: (await res.json()) };
+    return { status: res.status, json: await res.json() };
   };
   const staff = (path: string, method = 'GET', body?: unknown) => call(`/api/staff/v1${path}`, method, body);
   const partner = (key: string, path: string, body: unknown) => call(`/api/integrations/v1${path}`, 'POST', body, key, { 'idempotency-key': newKey() });
   const undelivered = async (id: number) => (await staff(`/integrations/${id}`)).json.data.webhook.undelivered_events as number;
 
   beforeAll(async () => {
-    partners = await startReceiver((r) => (partnerFails && r.integration === failing?.slug ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' }));
+    partners = await startReceiver((r) =>
+      partnerFails && r.integration === failing?.slug ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' },
+    );
     pager = await startReceiver();
     db = await scratchDatabase(databaseUrl);
     server = await startServer(db, { TEST_CLOCK: '1', ALERT_WEBHOOK_URL: `${pager.url}/doorloom-alerts`, ALERT_WEBHOOK_SECRET: ALERT_SECRET });

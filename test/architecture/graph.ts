@@ -82,7 +82,7 @@ export function readSources(known: ReadonlySet<string>, skip: (file: string) => 
       const text = readFileSync(path.join(root, file), 'utf8');
       const imports: SourceFile['imports'] = [];
       for (const m of text.matchAll(importRe)) {
-        const spec = (m[1] ?? m[2]);
+        const spec = m[1] ?? m[2];
         if (!spec.startsWith('.')) continue;
         const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
         if (!target.startsWith('src/')) continue;

@@ -40,7 +40,10 @@ describe('concurrent bookings', () => {
     const body = bookingBody(ctx, villa, { units: [{ adults: 1 }] });
     const responses = await Promise.all([postBooking(ctx, integ, body, key), postBooking(ctx, integ, body, key), postBooking(ctx, integ, body, key)]);
     const statuses = responses.map((r) => r.statusCode);
-    expect(statuses.every((s) => s === 201 || s === 409), JSON.stringify(statuses)).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      JSON.stringify(statuses),
+    ).toBe(true);
     for (const res of responses.filter((r) => r.statusCode === 409)) expect(res.json()).toMatchObject(failure('IN_PROGRESS'));
     const created = responses.filter((r) => r.statusCode === 201).map((r) => r.json().data.id);
     expect(new Set(created).size).toBe(1);
@@ -62,13 +65,22 @@ describe('concurrent bookings', () => {
     const ids = new Set(responses.map((r) => r.json().data.id));
     expect(ids.size).toBe(1);
     for (const res of responses.filter((r) => r.statusCode === 200)) expect(res.json().data.duplicate).toBe(true);
-    expect(await ctx.deps.db.selectFrom('unit_nights').select('unit_id').distinct().where('booking_id', '=', [...ids][0]).execute()).toHaveLength(1);
+    expect(
+      await ctx.deps.db
+        .selectFrom('unit_nights')
+        .select('unit_id')
+        .distinct()
+        .where('booking_id', '=', [...ids][0])
+        .execute(),
+    ).toHaveLength(1);
   });
 
   it('adjacent stays on one unit, all at once: every one succeeds', async () => {
     const { integ, villa } = await setup(1);
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => postBooking(ctx, integ, bookingBody(ctx, villa, { check_in: day(ctx, 20 + 2 * i), check_out: day(ctx, 22 + 2 * i) }))),
+      Array.from({ length: 10 }, (_, i) =>
+        postBooking(ctx, integ, bookingBody(ctx, villa, { check_in: day(ctx, 20 + 2 * i), check_out: day(ctx, 22 + 2 * i) })),
+      ),
     );
     expect(responses.map((r) => r.statusCode)).toEqual(Array(10).fill(201));
     const holds = await ctx.deps.db.selectFrom('unit_nights').select('night').where('unit_id', '=', villa.unitIds[0]).execute();
@@ -89,7 +101,9 @@ describe('concurrent bookings', () => {
     const { integ, villa } = await setup(6);
     const seq = await lastSequence(ctx, integ.id);
     const responses = await Promise.all(
-      villa.aliases.map((alias) => postBooking(ctx, integ, bookingBody(ctx, villa, { units: [{ external_unit_id: alias }], check_in: day(ctx, 30), check_out: day(ctx, 32) }))),
+      villa.aliases.map((alias) =>
+        postBooking(ctx, integ, bookingBody(ctx, villa, { units: [{ external_unit_id: alias }], check_in: day(ctx, 30), check_out: day(ctx, 32) })),
+      ),
     );
     expect(responses.map((r) => r.statusCode)).toEqual(Array(6).fill(201));
     const events = (await eventsOf(ctx, integ.id, seq)).filter((e) => e.type === 'availability.changed');
@@ -130,7 +144,13 @@ describe('concurrent bookings', () => {
     ]);
     expect(cancelled.statusCode).toBe(200);
     expect([201, 409]).toContain(created.statusCode);
-    const holders = await ctx.deps.db.selectFrom('unit_nights').select('booking_id').distinct().where('unit_id', '=', villa.unitIds[0]).where('night', '>=', day(ctx, 100)).execute();
+    const holders = await ctx.deps.db
+      .selectFrom('unit_nights')
+      .select('booking_id')
+      .distinct()
+      .where('unit_id', '=', villa.unitIds[0])
+      .where('night', '>=', day(ctx, 100))
+      .execute();
     expect(holders.length).toBeLessThanOrEqual(1);
   });
 });

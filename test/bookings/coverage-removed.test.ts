@@ -39,7 +39,12 @@ describe('bookings on a property whose coverage was removed', () => {
     const refused: unknown[] = [
       { check_in: day(ctx, 20), check_out: day(ctx, 22) },
       { units: [{ external_unit_id: villa.aliases[2], adults: 2 }] },
-      { units: [{ inventory_id: villa.unitIds[2], adults: 1 }, { inventory_id: villa.unitIds[0], adults: 1 }] },
+      {
+        units: [
+          { inventory_id: villa.unitIds[2], adults: 1 },
+          { inventory_id: villa.unitIds[0], adults: 1 },
+        ],
+      },
       { guest: { name: 'Someone Else' } },
       { notes: 'another note' },
       { pricing: { total: 12000, currency: 'INR' } },

@@ -62,13 +62,13 @@ describe('POST /bookings: the created booking', () => {
 
   it('accepts the property by doorloom_id, status pending, and rounds money to two decimals', async () => {
     const { integ, villa } = await setup();
-    const res = await postBooking(
-      ctx,
-      integ,
-      bookingBody(ctx, villa, { property: { doorloom_id: villa.id }, status: 'pending', pricing: { total: 1.005 } }),
-    );
+    const res = await postBooking(ctx, integ, bookingBody(ctx, villa, { property: { doorloom_id: villa.id }, status: 'pending', pricing: { total: 1.005 } }));
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().data).toMatchObject({ status: 'pending', pricing: { total: 1.01, currency: 'INR' }, property: { doorloom_id: villa.id, external_id: villa.externalId } });
+    expect(res.json().data).toMatchObject({
+      status: 'pending',
+      pricing: { total: 1.01, currency: 'INR' },
+      property: { doorloom_id: villa.id, external_id: villa.externalId },
+    });
     // pending holds inventory too
     expect(await holdsOf(ctx, res.json().data.id)).toHaveLength(2);
   });
@@ -172,7 +172,11 @@ describe('POST /bookings: validation', () => {
       const res = await postBooking(
         ctx,
         integ,
-        bookingBody(ctx, villa, { check_in: day(ctx, 40 + ['EP', 'CP', 'MAP', 'AP'].indexOf(plan)), check_out: day(ctx, 41 + ['EP', 'CP', 'MAP', 'AP'].indexOf(plan)), units: [{ adults: 50, children: 50, meal_plan: plan }] }),
+        bookingBody(ctx, villa, {
+          check_in: day(ctx, 40 + ['EP', 'CP', 'MAP', 'AP'].indexOf(plan)),
+          check_out: day(ctx, 41 + ['EP', 'CP', 'MAP', 'AP'].indexOf(plan)),
+          units: [{ adults: 50, children: 50, meal_plan: plan }],
+        }),
       );
       expect(res.statusCode, res.body).toBe(201);
       expect(res.json().data.units[0].meal_plan).toBe(plan);
@@ -180,10 +184,7 @@ describe('POST /bookings: validation', () => {
   });
 
   it('the same unit twice is refused on units.N', async () => {
-    const byAlias = await refused(
-      integ,
-      bookingBody(ctx, villa, { units: [{ external_unit_id: villa.aliases[0] }, { external_unit_id: villa.aliases[0] }] }),
-    );
+    const byAlias = await refused(integ, bookingBody(ctx, villa, { units: [{ external_unit_id: villa.aliases[0] }, { external_unit_id: villa.aliases[0] }] }));
     expect(byAlias['units.1']).toBeDefined();
     const byId = await refused(integ, bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[1] }, { inventory_id: villa.unitIds[1] }] }));
     expect(byId['units.1']).toBeDefined();
@@ -200,7 +201,12 @@ describe('POST /bookings: validation', () => {
     const errors = await refused(
       integ,
       bookingBody(ctx, villa, {
-        units: [{ external_unit_id: villa.aliases[0] }, { external_unit_id: 'no-such-unit' }, { external_unit_id: other.aliases[0] }, { inventory_id: other.unitIds[0] }],
+        units: [
+          { external_unit_id: villa.aliases[0] },
+          { external_unit_id: 'no-such-unit' },
+          { external_unit_id: other.aliases[0] },
+          { inventory_id: other.unitIds[0] },
+        ],
       }),
     );
     expect(Object.keys(errors).sort()).toEqual(['units.1.external_unit_id', 'units.2.external_unit_id', 'units.3.inventory_id']);
@@ -239,7 +245,14 @@ describe('POST /bookings: validation', () => {
     const ok = await postBooking(
       ctx,
       integ,
-      bookingBody(ctx, villa, { check_in: day(ctx, 50), check_out: day(ctx, 51), notes: 'n'.repeat(2000), reason: 'r'.repeat(500), refund_note: 'f'.repeat(500), external_booking_id: 'x'.repeat(128) }),
+      bookingBody(ctx, villa, {
+        check_in: day(ctx, 50),
+        check_out: day(ctx, 51),
+        notes: 'n'.repeat(2000),
+        reason: 'r'.repeat(500),
+        refund_note: 'f'.repeat(500),
+        external_booking_id: 'x'.repeat(128),
+      }),
     );
     expect(ok.statusCode, ok.body).toBe(201);
   });
@@ -251,7 +264,11 @@ describe('POST /bookings: validation', () => {
   });
 
   it('ignores unknown fields', async () => {
-    const res = await postBooking(ctx, integ, bookingBody(ctx, villa, { check_in: day(ctx, 60), check_out: day(ctx, 61), whatever: 1, guest: { name: 'A', extra: true } }));
+    const res = await postBooking(
+      ctx,
+      integ,
+      bookingBody(ctx, villa, { check_in: day(ctx, 60), check_out: day(ctx, 61), whatever: 1, guest: { name: 'A', extra: true } }),
+    );
     expect(res.statusCode, res.body).toBe(201);
   });
 });
@@ -338,7 +355,11 @@ describe('POST /bookings: availability', () => {
       { inventory_id: villa.unitIds[1], external_unit_id: villa.aliases[1], unavailable: [] },
     ]);
     // Nothing was written for the refused booking.
-    const count = await ctx.deps.db.selectFrom('bookings').select((eb) => eb.fn.countAll<number>().as('n')).where('property_id', '=', villa.id).executeTakeFirstOrThrow();
+    const count = await ctx.deps.db
+      .selectFrom('bookings')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('property_id', '=', villa.id)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
   });
 
@@ -376,11 +397,19 @@ describe('POST /bookings: availability', () => {
   it('a units_cap limits how many units can be held that night', async () => {
     const { integ, villa } = await setup(3);
     expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 20), to: day(ctx, 20), units_cap: 1 })).statusCode).toBe(200);
-    const two = await postBooking(ctx, integ, bookingBody(ctx, villa, { check_in: day(ctx, 20), check_out: day(ctx, 21), units: [{ adults: 1 }, { adults: 1 }] }));
+    const two = await postBooking(
+      ctx,
+      integ,
+      bookingBody(ctx, villa, { check_in: day(ctx, 20), check_out: day(ctx, 21), units: [{ adults: 1 }, { adults: 1 }] }),
+    );
     expect(two.statusCode).toBe(409);
     const one = await postBooking(ctx, integ, bookingBody(ctx, villa, { check_in: day(ctx, 20), check_out: day(ctx, 21), units: [{ adults: 1 }] }));
     expect(one.statusCode, one.body).toBe(201);
-    const another = await postBooking(ctx, integ, bookingBody(ctx, villa, { check_in: day(ctx, 19), check_out: day(ctx, 21), units: [{ external_unit_id: villa.aliases[2] }] }));
+    const another = await postBooking(
+      ctx,
+      integ,
+      bookingBody(ctx, villa, { check_in: day(ctx, 19), check_out: day(ctx, 21), units: [{ external_unit_id: villa.aliases[2] }] }),
+    );
     expect(another.statusCode).toBe(409);
   });
 
@@ -392,7 +421,9 @@ describe('POST /bookings: availability', () => {
     const res = await postBooking(ctx, other, bookingBody(ctx, villa, { property: { external_id: 'THEIRS' }, units: [{ inventory_id: villa.unitIds[0] }] }));
     expect(res.statusCode, res.body).toBe(409);
     // The picture uses the other integration's ids (it has no alias for the unit).
-    expect(res.json().errors.availability.units).toEqual([{ inventory_id: villa.unitIds[0], external_unit_id: null, unavailable: [day(ctx, 10), day(ctx, 11)] }]);
+    expect(res.json().errors.availability.units).toEqual([
+      { inventory_id: villa.unitIds[0], external_unit_id: null, unavailable: [day(ctx, 10), day(ctx, 11)] },
+    ]);
   });
 });
 
@@ -409,7 +440,11 @@ describe('POST /bookings: duplicates and idempotency', () => {
     const again = await postBooking(ctx, integ, { ...body, check_in: day(ctx, 30), check_out: day(ctx, 31) });
     expect(again.statusCode, again.body).toBe(200);
     expect(again.json()).toMatchObject({ success: true, data: { id, duplicate: true, revision: 2, notes: 'changed since', check_in: body.check_in } });
-    const count = await ctx.deps.db.selectFrom('bookings').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', integ.id).executeTakeFirstOrThrow();
+    const count = await ctx.deps.db
+      .selectFrom('bookings')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('integration_id', '=', integ.id)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
   });
 

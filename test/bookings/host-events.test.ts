@@ -51,7 +51,12 @@ describe('events of partner bookings', () => {
   it('each availability event carries exactly what the snapshot shows for its window', async () => {
     const { owner, other, villa } = await shared(3);
     await book(ctx, owner, villa, { check_in: day(ctx, 10), check_out: day(ctx, 13), units: [{ adults: 1 }] });
-    const blocked = await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 11), to: day(ctx, 11), inventory_ids: [villa.unitIds[2]], block_scope: 'everywhere' });
+    const blocked = await ctx.staff('PUT', `/properties/${villa.id}/calendar`, {
+      from: day(ctx, 11),
+      to: day(ctx, 11),
+      inventory_ids: [villa.unitIds[2]],
+      block_scope: 'everywhere',
+    });
     expect(blocked.statusCode, blocked.body).toBe(200);
     for (const [integ, ref] of [
       [owner, villa.externalId],
@@ -66,7 +71,11 @@ describe('events of partner bookings', () => {
       const events = (await eventsOf(ctx, integ.id, seq)).filter((e) => e.type === 'availability.changed');
       expect(events.length).toBeGreaterThan(0);
       for (const event of events) {
-        const snap = await ctx.api(integ.apiKey, 'GET', `/properties/${encodeURIComponent(ref)}/availability?from=${event.window!.from}&to=${event.window!.to}`);
+        const snap = await ctx.api(
+          integ.apiKey,
+          'GET',
+          `/properties/${encodeURIComponent(ref)}/availability?from=${event.window!.from}&to=${event.window!.to}`,
+        );
         expect(snap.statusCode, snap.body).toBe(200);
         expect(event.data).toEqual(snap.json().data.data);
       }
@@ -174,7 +183,11 @@ describe('host bookings (staff API)', () => {
     expect(clash.json()).toMatchObject(failure('UNAVAILABLE'));
     const partner = await postBooking(ctx, owner, bookingBody(ctx, villa, { check_in: day(ctx, 5), check_out: day(ctx, 7) }));
     expect(partner.statusCode).toBe(409);
-    const reused = await ctx.staff('POST', `/properties/${villa.id}/bookings`, hostBody({ external_booking_id: 'HOST-1', check_in: day(ctx, 40), check_out: day(ctx, 41) }));
+    const reused = await ctx.staff(
+      'POST',
+      `/properties/${villa.id}/bookings`,
+      hostBody({ external_booking_id: 'HOST-1', check_in: day(ctx, 40), check_out: day(ctx, 41) }),
+    );
     expect(reused.statusCode).toBe(422);
     const invalid = await ctx.staff('POST', `/properties/${villa.id}/bookings`, { check_in: day(ctx, -1), check_out: day(ctx, 50) });
     expect(invalid.statusCode).toBe(422);
@@ -214,7 +227,9 @@ describe('host bookings (staff API)', () => {
     expect(completed.statusCode, completed.body).toBe(200);
     expect(completed.json().data).toMatchObject({ status: 'completed', revision: 2, cancellation: null });
     // The partner cannot refund a completed booking; the host can.
-    expect((await ctx.api(owner.apiKey, 'PATCH', `/bookings/${created.id}`, { status: 'refunded' })).json()).toMatchObject(failure('INVALID_STATUS_TRANSITION'));
+    expect((await ctx.api(owner.apiKey, 'PATCH', `/bookings/${created.id}`, { status: 'refunded' })).json()).toMatchObject(
+      failure('INVALID_STATUS_TRANSITION'),
+    );
     const refunded = await ctx.staff('PATCH', `/bookings/${created.id}`, { status: 'refunded', refund_note: 'goodwill' });
     expect(refunded.json().data).toMatchObject({ status: 'refunded', revision: 3, cancellation: { refund_note: 'goodwill', cancelled_at: null } });
     // Dates of a completed/refunded booking cannot move, for the host either.

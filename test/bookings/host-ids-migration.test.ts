@@ -16,9 +16,17 @@ describe('host booking ids per brand (migration 2026_11_29_0101)', () => {
     await hostIds.down(db);
     const now = new Date();
     const brand = async (name: string) =>
-      (await sql<{ id: number }>`insert into brands (name, plan_active, created_at, updated_at) values (${name}, true, ${now}, ${now}) returning id`.execute(db)).rows[0].id;
+      (
+        await sql<{ id: number }>`insert into brands (name, plan_active, created_at, updated_at) values (${name}, true, ${now}, ${now}) returning id`.execute(
+          db,
+        )
+      ).rows[0].id;
     const property = async (brandId: number) =>
-      (await sql<{ id: number }>`insert into properties (brand_id, name, created_at, updated_at) values (${brandId}, 'Old villa', ${now}, ${now}) returning id`.execute(db)).rows[0].id;
+      (
+        await sql<{
+          id: number;
+        }>`insert into properties (brand_id, name, created_at, updated_at) values (${brandId}, 'Old villa', ${now}, ${now}) returning id`.execute(db)
+      ).rows[0].id;
     const [a, b] = [await brand('Old A'), await brand('Old B')];
     const [pa, pb] = [await property(a), await property(b)];
     const booking = (propertyId: number, externalId: string) =>
@@ -26,7 +34,9 @@ describe('host booking ids per brand (migration 2026_11_29_0101)', () => {
           values (null, ${externalId}, ${propertyId}, 'confirmed', '2026-12-01', '2026-12-02', '[]', 'Guest', 0, 'direct', ${now}, ${now})`.execute(db);
     const brandBooking = (brandId: number, propertyId: number, externalId: string) =>
       sql`insert into bookings (integration_id, brand_id, external_booking_id, property_id, status, check_in, check_out, units, guest_name, total, source_channel, created_at, updated_at)
-          values (null, ${brandId}, ${externalId}, ${propertyId}, 'confirmed', '2026-12-01', '2026-12-02', '[]', 'Guest', 0, 'direct', ${now}, ${now})`.execute(db);
+          values (null, ${brandId}, ${externalId}, ${propertyId}, 'confirmed', '2026-12-01', '2026-12-02', '[]', 'Guest', 0, 'direct', ${now}, ${now})`.execute(
+        db,
+      );
     await booking(pa, 'DL-3');
     await booking(pa, 'DL-12');
     await booking(pa, 'PHONE-1');
@@ -41,7 +51,12 @@ describe('host booking ids per brand (migration 2026_11_29_0101)', () => {
       { external_booking_id: 'PHONE-1', brand_id: a },
       { external_booking_id: 'DL-5', brand_id: b },
     ]);
-    const counters = await db.selectFrom('host_booking_names').select(['brand_id', 'last_number']).where('brand_id', 'in', [a, b]).orderBy('brand_id').execute();
+    const counters = await db
+      .selectFrom('host_booking_names')
+      .select(['brand_id', 'last_number'])
+      .where('brand_id', 'in', [a, b])
+      .orderBy('brand_id')
+      .execute();
     expect(counters.map((c) => [c.brand_id, Number(c.last_number)])).toEqual([
       [a, 12],
       [b, 5],

@@ -25,7 +25,8 @@ describe('concurrent writers of every kind on one property', () => {
     const villa = await createVilla(ctx, owner, 6);
     expect((await ctx.staff('PUT', `/integrations/${other.id}/coverage/${villa.id}`, {})).statusCode).toBe(201);
     const existing = [];
-    for (let i = 0; i < 6; i++) existing.push(await book(ctx, owner, villa, { units: [{ adults: 1 }], check_in: day(ctx, 2 + 3 * i), check_out: day(ctx, 4 + 3 * i) }));
+    for (let i = 0; i < 6; i++)
+      existing.push(await book(ctx, owner, villa, { units: [{ adults: 1 }], check_in: day(ctx, 2 + 3 * i), check_out: day(ctx, 4 + 3 * i) }));
 
     const runner = startSyncRunner(ctx.deps, { pollMs: 50 });
     try {
@@ -34,15 +35,39 @@ describe('concurrent writers of every kind on one property', () => {
         writers.push(request.then((r) => ({ kind, status: r.statusCode, body: r.body })));
       for (let round = 0; round < 3; round++) {
         for (let i = 0; i < 3; i++) {
-          run('create', postBooking(ctx, owner, bookingBody(ctx, villa, { units: [{ adults: 1 }], check_in: day(ctx, 5 + i + round), check_out: day(ctx, 7 + i + round) })));
+          run(
+            'create',
+            postBooking(ctx, owner, bookingBody(ctx, villa, { units: [{ adults: 1 }], check_in: day(ctx, 5 + i + round), check_out: day(ctx, 7 + i + round) })),
+          );
         }
         const moving = existing[round];
         run('update', ctx.api(owner.apiKey, 'PATCH', `/bookings/${moving.id}`, { check_in: day(ctx, 30 + 3 * round), check_out: day(ctx, 32 + 3 * round) }));
         run('cancel', ctx.api(owner.apiKey, 'POST', `/bookings/${existing[3 + round].id}/cancel`, { reason: 'plans changed' }));
-        run('host booking', ctx.staff('POST', `/properties/${villa.id}/bookings`, { units: [{ adults: 1 }], check_in: day(ctx, 8 + round), check_out: day(ctx, 9 + round), guest: { name: 'Host Guest' }, pricing: { total: 100 } }));
+        run(
+          'host booking',
+          ctx.staff('POST', `/properties/${villa.id}/bookings`, {
+            units: [{ adults: 1 }],
+            check_in: day(ctx, 8 + round),
+            check_out: day(ctx, 9 + round),
+            guest: { name: 'Host Guest' },
+            pricing: { total: 100 },
+          }),
+        );
         run('host calendar edit', ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 40 + round), to: day(ctx, 41 + round), units_cap: 4 }));
-        run('property update', ctx.api(owner.apiKey, 'PUT', `/properties/${villa.externalId}`, { pricing: { weekday: { base_price: 5000 + round } } }, { 'idempotency-key': newKey() }));
-        run('coverage change', ctx.staff(round % 2 === 0 ? 'DELETE' : 'PUT', `/integrations/${other.id}/coverage/${villa.id}`, round % 2 === 0 ? undefined : {}));
+        run(
+          'property update',
+          ctx.api(
+            owner.apiKey,
+            'PUT',
+            `/properties/${villa.externalId}`,
+            { pricing: { weekday: { base_price: 5000 + round } } },
+            { 'idempotency-key': newKey() },
+          ),
+        );
+        run(
+          'coverage change',
+          ctx.staff(round % 2 === 0 ? 'DELETE' : 'PUT', `/integrations/${other.id}/coverage/${villa.id}`, round % 2 === 0 ? undefined : {}),
+        );
         if (round === 0) run('sync', ctx.api(owner.apiKey, 'POST', '/sync', {}));
       }
       const outcomes = await Promise.all(writers);
@@ -50,11 +75,20 @@ describe('concurrent writers of every kind on one property', () => {
       expect(failed, JSON.stringify(failed)).toEqual([]);
       for (const o of outcomes) {
         // a create may find the nights taken; a coverage change may find the coverage already as asked
-        const allowed = o.kind === 'create' || o.kind === 'host booking' ? [201, 409] : o.kind === 'sync' ? [202] : o.kind === 'coverage change' ? [200, 201, 404] : [200, 201];
+        const allowed =
+          o.kind === 'create' || o.kind === 'host booking'
+            ? [201, 409]
+            : o.kind === 'sync'
+              ? [202]
+              : o.kind === 'coverage change'
+                ? [200, 201, 404]
+                : [200, 201];
         expect(allowed, `${o.kind}: ${o.status} ${o.body}`).toContain(o.status);
       }
       await eventually(
-        async () => (await ctx.deps.db.selectFrom('sync_jobs').select('id').where('integration_id', '=', owner.id).where('finished_at', 'is', null).execute()).length === 0,
+        async () =>
+          (await ctx.deps.db.selectFrom('sync_jobs').select('id').where('integration_id', '=', owner.id).where('finished_at', 'is', null).execute()).length ===
+          0,
         30_000,
         'the sync job',
       );

@@ -166,9 +166,19 @@ describe('GET /bookings', () => {
 
   it('filters by status, property_id and check-in range (inclusive)', async () => {
     expect(ids(await get(integ, '/bookings?status=pending'))).toEqual(made.filter((m) => m.check_in === day(ctx, 8)).map((m) => m.id));
-    expect(ids(await get(integ, `/bookings?property_id=${second.id}`)).sort()).toEqual(made.filter((m) => m.property === second.id).map((m) => m.id).sort());
+    expect(ids(await get(integ, `/bookings?property_id=${second.id}`)).sort()).toEqual(
+      made
+        .filter((m) => m.property === second.id)
+        .map((m) => m.id)
+        .sort(),
+    );
     const range = await get(integ, `/bookings?check_in_from=${day(ctx, 8)}&check_in_to=${day(ctx, 11)}`);
-    expect(ids(range).sort()).toEqual(made.filter((m) => m.check_in >= day(ctx, 8) && m.check_in <= day(ctx, 11)).map((m) => m.id).sort());
+    expect(ids(range).sort()).toEqual(
+      made
+        .filter((m) => m.check_in >= day(ctx, 8) && m.check_in <= day(ctx, 11))
+        .map((m) => m.id)
+        .sort(),
+    );
     expect(ids(range)).toHaveLength(2);
     for (const q of ['status=done', 'check_in_from=2026-13-01', 'check_in_to=soon', 'property_id=abc']) {
       const res = await get(integ, `/bookings?${q}`);

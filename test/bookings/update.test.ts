@@ -131,7 +131,7 @@ describe('PATCH /bookings/{id}', () => {
     expect(clash.json().errors.availability.window).toEqual({ from: day(ctx, 11), to: day(ctx, 20) });
     expect(clash.json().errors.availability.units[0].unavailable).toEqual([day(ctx, 20)]);
     expect((await holdsOf(ctx, created.id)).map((h) => h.night)).toEqual([day(ctx, 11), day(ctx, 12), day(ctx, 13), day(ctx, 14)]);
-    expect((await holdsOf(ctx, other.id))).toHaveLength(2);
+    expect(await holdsOf(ctx, other.id)).toHaveLength(2);
   });
 
   it('replaces units; entries naming none keep the current unit when it is free', async () => {
@@ -145,7 +145,12 @@ describe('PATCH /bookings/{id}', () => {
     ]);
     expect(new Set((await holdsOf(ctx, created.id)).map((h) => h.unit_id))).toEqual(new Set([villa.unitIds[1], villa.unitIds[2]]));
     // Guests only: same units, same holds, a new revision.
-    const guests = await patch(integ, created.id, { units: [{ inventory_id: villa.unitIds[1], adults: 1 }, { inventory_id: villa.unitIds[2], adults: 1, meal_plan: 'AP' }] });
+    const guests = await patch(integ, created.id, {
+      units: [
+        { inventory_id: villa.unitIds[1], adults: 1 },
+        { inventory_id: villa.unitIds[2], adults: 1, meal_plan: 'AP' },
+      ],
+    });
     expect(guests.json().data.revision).toBe(3);
     // Unit rules as on create.
     const unknown = await patch(integ, created.id, { units: [{ external_unit_id: 'nope' }] });
@@ -162,7 +167,12 @@ describe('PATCH /bookings/{id}', () => {
   it('UNIT_INACTIVE when the new units or a kept unit on new dates are off sale', async () => {
     const { integ, villa } = await setup(3);
     const created = await book(ctx, integ, villa, { units: [{ inventory_id: villa.unitIds[2] }] });
-    const put = await ctx.api(integ.apiKey, 'PUT', `/properties/${villa.externalId}`, { units: [{ inventory_id: villa.unitIds[1], is_active: false }, { inventory_id: villa.unitIds[2], is_active: false }] });
+    const put = await ctx.api(integ.apiKey, 'PUT', `/properties/${villa.externalId}`, {
+      units: [
+        { inventory_id: villa.unitIds[1], is_active: false },
+        { inventory_id: villa.unitIds[2], is_active: false },
+      ],
+    });
     expect(put.statusCode, put.body).toBe(200);
     const onto = await patch(integ, created.id, { units: [{ inventory_id: villa.unitIds[0] }, { inventory_id: villa.unitIds[1] }] });
     expect(onto.statusCode).toBe(422);
@@ -250,7 +260,10 @@ describe('status transitions', () => {
       expect(res.json()).toMatchObject(failure('BOOKING_NOT_MODIFIABLE'));
     }
     // Other fields can still change; the same dates are no change at all.
-    expect((await patch(integ, created.id, { notes: 'after cancel', check_in: created.check_in })).json().data).toMatchObject({ notes: 'after cancel', revision: 3 });
+    expect((await patch(integ, created.id, { notes: 'after cancel', check_in: created.check_in })).json().data).toMatchObject({
+      notes: 'after cancel',
+      revision: 3,
+    });
     // refunded too
     await patch(integ, created.id, { status: 'refunded' });
     expect((await patch(integ, created.id, { check_out: day(ctx, 14) })).json()).toMatchObject(failure('BOOKING_NOT_MODIFIABLE'));

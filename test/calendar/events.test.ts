@@ -61,7 +61,10 @@ describe('host calendar edits emit events', () => {
     expect(evB.map((e) => e.window)).toEqual(expectedB);
     expect(evB[0].property).toEqual({ doorloom_id: property.id, external_id: 'P-B' });
 
-    for (const [integration, events] of [[a, evA], [b, evB]] as const) {
+    for (const [integration, events] of [
+      [a, evA],
+      [b, evB],
+    ] as const) {
       for (const event of events) {
         expect(event.data.dates.every((d: { block_scope: string }) => d.block_scope === 'ota_only')).toBe(true);
         expect(await snapshotData(integration, 'availability', event.window!)).toEqual(event.data);
@@ -139,7 +142,14 @@ describe('host calendar edit validation', () => {
 
   it('answers 404 for an unknown property', async () => {
     for (const kind of ['calendar', 'rates', 'restrictions', 'tax']) {
-      const res = await ctx.staff('PUT', path(kind, 999999), { from: day0, to: day0, block_scope: null, base_price: 1, rules: { min_stay: 1 }, gst_applicable: true });
+      const res = await ctx.staff('PUT', path(kind, 999999), {
+        from: day0,
+        to: day0,
+        block_scope: null,
+        base_price: 1,
+        rules: { min_stay: 1 },
+        gst_applicable: true,
+      });
       expect(res.statusCode, kind).toBe(404);
     }
     expect((await ctx.staff('PUT', path('meal-plans', 'abc'), [])).statusCode).toBe(404);
@@ -167,7 +177,14 @@ describe('host calendar edit validation', () => {
       ['restrictions', { rules: { max_advance_days: 800 } }, ['rules.max_advance_days']],
       ['meal-plans', [{ code: 'XX', adult_price: 1, child_price: 1 }], ['0.code']],
       ['meal-plans', [{ code: 'CP', adult_price: 1 }], ['0.child_price']],
-      ['meal-plans', [{ code: 'CP', adult_price: 1, child_price: 1 }, { code: 'CP', adult_price: 2, child_price: 2 }], ['1.code']],
+      [
+        'meal-plans',
+        [
+          { code: 'CP', adult_price: 1, child_price: 1 },
+          { code: 'CP', adult_price: 2, child_price: 2 },
+        ],
+        ['1.code'],
+      ],
       ['meal-plans', [{ code: 'EP', adult_price: 100, child_price: 0 }], ['0.adult_price']],
       ['tax', {}, ['gst_applicable']],
       ['tax', { gst_applicable: 'yes' }, ['gst_applicable']],
@@ -210,13 +227,20 @@ describe('calendarEventDrafts (used by property create and sync)', () => {
       { from: firstOfMonth(addDays(lastOfMonth(day0), 1)), to: lastOfMonth(addDays(lastOfMonth(day0), 1)) },
     ];
     const drafts = await ctx.deps.db.transaction().execute((trx) =>
-      calendarEventDrafts(trx, p.id, ['restrictions', 'availability', 'rates'], windows, {
-        integrationId: a.id,
-        slug: a.slug,
-        propertyExternalId: 'DRAFTS',
-        origin: 'partner',
-        horizonDays: 365,
-      }, ctx.deps.config),
+      calendarEventDrafts(
+        trx,
+        p.id,
+        ['restrictions', 'availability', 'rates'],
+        windows,
+        {
+          integrationId: a.id,
+          slug: a.slug,
+          propertyExternalId: 'DRAFTS',
+          origin: 'partner',
+          horizonDays: 365,
+        },
+        ctx.deps.config,
+      ),
     );
     expect(drafts.map((d) => [d.type, d.window])).toEqual([
       ['availability.changed', windows[0]],

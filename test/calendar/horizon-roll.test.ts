@@ -116,4 +116,3 @@ describe('horizon roll', () => {
     expect(months[months.length - 1].to).toBe(horizonEnd(now, 120));
   });
 });
-

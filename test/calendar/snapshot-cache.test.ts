@@ -98,7 +98,13 @@ describe('availability snapshot cache', () => {
 
   it('a booking create, a change of dates and a cancel each move the version', async () => {
     await plantMarker();
-    const created = await ctx.api(integ.apiKey, 'POST', '/bookings', bookingBody(ctx, villa, { check_in: day(ctx, 10), check_out: day(ctx, 12) }), writeHeaders());
+    const created = await ctx.api(
+      integ.apiKey,
+      'POST',
+      '/bookings',
+      bookingBody(ctx, villa, { check_in: day(ctx, 10), check_out: day(ctx, 12) }),
+      writeHeaders(),
+    );
     expect(created.statusCode, created.body).toBe(201);
     const id = created.json().data.id;
     let served = await expectFresh();
@@ -131,7 +137,12 @@ describe('availability snapshot cache', () => {
       integ.apiKey,
       'PUT',
       `/properties/${encodeURIComponent(villa.externalId)}`,
-      { units: [{ inventory_id: villa.unitIds[1], name: 'Renamed', external_id: 'NEW-ALIAS' }, { inventory_id: villa.unitIds[2], is_active: false }] },
+      {
+        units: [
+          { inventory_id: villa.unitIds[1], name: 'Renamed', external_id: 'NEW-ALIAS' },
+          { inventory_id: villa.unitIds[2], is_active: false },
+        ],
+      },
       writeHeaders(),
     );
     expect(res.statusCode, res.body).toBe(200);
@@ -153,15 +164,25 @@ describe('availability snapshot cache', () => {
 
   it('a rebuild reads again only the holds of units whose hold version moved', async () => {
     // unit 2 holds a night, so it has a hold version; the next read keeps its holds with it
-    const held = await ctx.api(integ.apiKey, 'POST', '/bookings', bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[1], adults: 2 }], check_in: day(ctx, 25), check_out: day(ctx, 26) }), writeHeaders());
+    const held = await ctx.api(
+      integ.apiKey,
+      'POST',
+      '/bookings',
+      bookingBody(ctx, villa, { units: [{ inventory_id: villa.unitIds[1], adults: 2 }], check_in: day(ctx, 25), check_out: day(ctx, 26) }),
+      writeHeaders(),
+    );
     expect(held.statusCode, held.body).toBe(201);
     await read();
     const entry = ctx.deps.state.snapshots.get(keyOf(villa.externalId))!;
     const kept = entry.holds!.get(villa.unitIds[1])!;
     expect(kept.version).not.toBeNull();
     // a planted night (the window's first) at the same version: served only if those holds are reused
-    ctx.deps.state.snapshots.set(keyOf(villa.externalId), { ...entry, holds: new Map(entry.holds).set(villa.unitIds[1], { ...kept, nights: [0, ...(kept.nights ?? [])] }) });
-    const unavailable = (data: { units: Array<{ inventory_id: number; unavailable: string[] }> }, unitId: number) => data.units.find((u) => u.inventory_id === unitId)!.unavailable;
+    ctx.deps.state.snapshots.set(keyOf(villa.externalId), {
+      ...entry,
+      holds: new Map(entry.holds).set(villa.unitIds[1], { ...kept, nights: [0, ...(kept.nights ?? [])] }),
+    });
+    const unavailable = (data: { units: Array<{ inventory_id: number; unavailable: string[] }> }, unitId: number) =>
+      data.units.find((u) => u.inventory_id === unitId)!.unavailable;
 
     // a host edit moves the property's version, not the units' hold versions
     expect((await ctx.staff('PUT', `/properties/${villa.id}/calendar`, { from: day(ctx, 33), to: day(ctx, 33), units_cap: 2 })).statusCode).toBe(200);
@@ -177,10 +198,14 @@ describe('availability snapshot cache', () => {
     expect(unavailable(served, villa.unitIds[1])).toContain(from);
 
     // cancelling unit 2's booking moves its hold version: its holds are read again, the planted night goes
-    expect((await ctx.api(integ.apiKey, 'POST', `/bookings/${held.json().data.id}/cancel`, { reason: 'guest cancelled' }, writeHeaders())).statusCode).toBe(200);
+    expect((await ctx.api(integ.apiKey, 'POST', `/bookings/${held.json().data.id}/cancel`, { reason: 'guest cancelled' }, writeHeaders())).statusCode).toBe(
+      200,
+    );
     await expectFresh();
     expect(unavailable((await read()).data, villa.unitIds[1])).not.toContain(from);
-    expect((await ctx.api(integ.apiKey, 'POST', `/bookings/${other1.json().data.id}/cancel`, { reason: 'guest cancelled' }, writeHeaders())).statusCode).toBe(200);
+    expect((await ctx.api(integ.apiKey, 'POST', `/bookings/${other1.json().data.id}/cancel`, { reason: 'guest cancelled' }, writeHeaders())).statusCode).toBe(
+      200,
+    );
   });
 
   it('a write made by another process moves the version this process checks', async () => {
@@ -225,7 +250,10 @@ describe('availability snapshots rebuilt after a write of this process', () => {
   // The service does this on PostgreSQL only; here on either engine (subscribing twice is a no-op).
   beforeAll(() => keepSnapshotsFresh(ctx.deps));
   const versionNow = async () =>
-    String((await sql<{ version: string }>`select version::text as version from calendar_versions where property_id = ${villa.id}`.execute(ctx.deps.db)).rows[0].version);
+    String(
+      (await sql<{ version: string }>`select version::text as version from calendar_versions where property_id = ${villa.id}`.execute(ctx.deps.db)).rows[0]
+        .version,
+    );
   const cache = () => ctx.deps.state.snapshots;
   /** The rebuild a write starts (on the turn after its answer), to its end. */
   const rebuildAfterWrite = async (key: string) => {
@@ -331,7 +359,7 @@ describe('availability snapshots rebuilt after a write of this process', () => {
 });
 
 // LISTEN needs a session: behind a transaction pooler only with DATABASE_DIRECT_URL.
-describe.skipIf(!sessionUrl)('availability snapshots rebuilt after another process\'s write (PostgreSQL)', () => {
+describe.skipIf(!sessionUrl)("availability snapshots rebuilt after another process's write (PostgreSQL)", () => {
   // This process listens as the service does (server.ts); the other process writes through an
   // integration with a webhook, so its commits notify: the calendar's notification rides on them.
   let listener: { stop(): Promise<void> };
@@ -346,7 +374,10 @@ describe.skipIf(!sessionUrl)('availability snapshots rebuilt after another proce
     return res.json().data;
   };
   const versionOf = async (propertyId: number) =>
-    String((await sql<{ version: string }>`select version::text as version from calendar_versions where property_id = ${propertyId}`.execute(ctx.deps.db)).rows[0].version);
+    String(
+      (await sql<{ version: string }>`select version::text as version from calendar_versions where property_id = ${propertyId}`.execute(ctx.deps.db)).rows[0]
+        .version,
+    );
   const bookThroughOtherAs = (integration: TestIntegration, villa: Villa, checkIn: string, checkOut: string) =>
     other.inject({
       method: 'POST',
@@ -370,7 +401,7 @@ describe.skipIf(!sessionUrl)('availability snapshots rebuilt after another proce
     await listener.stop();
   });
 
-  it('a snapshot this process keeps is rebuilt when another process\'s write commits, before any read', async () => {
+  it("a snapshot this process keeps is rebuilt when another process's write commits, before any read", async () => {
     await readHooked();
     const before = cache().get(hookedKey())!;
     expect(before.read).toBe(true);
@@ -380,7 +411,7 @@ describe.skipIf(!sessionUrl)('availability snapshots rebuilt after another proce
     expect(version).not.toBe(before.version);
     let entry = cache().get(hookedKey());
     for (let i = 0; entry?.version !== version; i++) {
-      if (i > 500) throw new Error('the kept snapshot was not rebuilt after the other process\'s write');
+      if (i > 500) throw new Error("the kept snapshot was not rebuilt after the other process's write");
       await sleep(10);
       entry = cache().get(hookedKey());
     }
@@ -393,7 +424,7 @@ describe.skipIf(!sessionUrl)('availability snapshots rebuilt after another proce
     expect(served).toEqual(await readHooked());
   });
 
-  it('a write whose commit notifies no one (no webhook) is left to the next read\'s version check', async () => {
+  it("a write whose commit notifies no one (no webhook) is left to the next read's version check", async () => {
     await plantMarker();
     const res = await bookThroughOther(villa.unitIds[1], day(ctx, 25), day(ctx, 26));
     expect(res.statusCode, res.body).toBe(201);

@@ -203,9 +203,7 @@ describe('rates payload', () => {
     expect(data.meal_plans).toEqual([{ code: 'EP', name: expect.any(String), adult_price: 0, child_price: 0 }]);
     const weekday = { base_price: 4000.5, per_night_occupancy: 2, extra_adult_price: 500, extra_child_price: 250, source: 'weekday' };
     const weekend = { base_price: 6000, per_night_occupancy: 3, extra_adult_price: 700.25, extra_child_price: 350, source: 'weekend' };
-    expect(data.dates).toEqual(
-      eachDate(sunday, addDays(sunday, 6)).map((date) => ({ date, ...([5, 6].includes(dayOfWeek(date)) ? weekend : weekday) })),
-    );
+    expect(data.dates).toEqual(eachDate(sunday, addDays(sunday, 6)).map((date) => ({ date, ...([5, 6].includes(dayOfWeek(date)) ? weekend : weekday) })));
     expect(data.dates.map((d: { source: string }) => d.source)).toEqual(['weekday', 'weekday', 'weekday', 'weekday', 'weekday', 'weekend', 'weekend']);
   });
 
@@ -265,7 +263,9 @@ describe('restrictions payload', () => {
     expect(data.rules).toEqual({ min_stay: 1, max_stay: 30, min_advance_days: 0, max_advance_days: 730 });
     expect(data.dates[0]).toEqual({ date: from, min_stay: 1, max_stay: 30, stop_sell: false, closed_to_arrival: false, closed_to_departure: false });
 
-    const rules = await ctx.staff('PUT', `/properties/${p.id}/restrictions`, { rules: { min_stay: 2, max_stay: 14, min_advance_days: 1, max_advance_days: 365 } });
+    const rules = await ctx.staff('PUT', `/properties/${p.id}/restrictions`, {
+      rules: { min_stay: 2, max_stay: 14, min_advance_days: 1, max_advance_days: 365 },
+    });
     expect(rules.statusCode).toBe(200);
     const nights = await ctx.staff('PUT', `/properties/${p.id}/restrictions`, {
       from: addDays(from, 1),
@@ -298,7 +298,14 @@ describe('watermark', () => {
     const night = addDays(day0, 200);
     const before = (await snapshot('availability', q(night, night))).json().data;
     await ctx.staff('PUT', `/properties/${property.id}/calendar`, { from: night, to: night, block_scope: 'everywhere' });
-    const events = (await ctx.deps.db.selectFrom('events').select(['sequence', 'body']).where('integration_id', '=', partner.id).where('sequence', '>', before.sequence).execute()).map((e) => JSON.parse(e.body));
+    const events = (
+      await ctx.deps.db
+        .selectFrom('events')
+        .select(['sequence', 'body'])
+        .where('integration_id', '=', partner.id)
+        .where('sequence', '>', before.sequence)
+        .execute()
+    ).map((e) => JSON.parse(e.body));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'availability.changed', window: { from: night, to: night } });
     expect(before.data.dates[0].is_blocked).toBe(false);

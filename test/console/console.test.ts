@@ -17,7 +17,12 @@ async function pauseByFailures(world: ConsoleWorld): Promise<void> {
   // each failure is waited for in the database: the clock moves only once its retry is scheduled
   const failures = (n: number) => eventually(async () => (await state()).consecutive_failures >= n, 15_000, `failure ${n} recorded`);
   await failures(1);
-  for (const [step, n] of [[60, 2], [300, 3], [900, 4], [1800, 5]] as const) {
+  for (const [step, n] of [
+    [60, 2],
+    [300, 3],
+    [900, 4],
+    [1800, 5],
+  ] as const) {
     await world.advanceClock(step);
     await failures(n);
   }
@@ -126,7 +131,9 @@ describe('operator console in Chromium', () => {
     await page.locator('#resume').click();
     await page.locator('#dialog-cancel').click();
     await expect.poll(() => page.locator('#notice').textContent()).toContain('cancelled');
-    expect((await world.deps.db.selectFrom('integrations').select('status').where('id', '=', world.failing.id).executeTakeFirstOrThrow()).status).toBe('paused');
+    expect((await world.deps.db.selectFrom('integrations').select('status').where('id', '=', world.failing.id).executeTakeFirstOrThrow()).status).toBe(
+      'paused',
+    );
 
     await page.locator('#resume').click();
     expect(await page.locator('#dialog-title').textContent()).toBe('Resume delivery');
@@ -134,9 +141,13 @@ describe('operator console in Chromium', () => {
     await expect.poll(() => page.locator('#notice').textContent()).toContain('Webhook delivery resumed.');
     await expect.poll(() => page.locator('#config [data-field="Status"]').textContent()).toBe('active');
     // the backlog drains to the receiver, now answering 200
-    await eventually(async () => {
-      return (await deliveryRows(world.deps.db, world.failing.id, 'pending')).length === 0;
-    }, 15_000, 'the backlog delivered');
+    await eventually(
+      async () => {
+        return (await deliveryRows(world.deps.db, world.failing.id, 'pending')).length === 0;
+      },
+      15_000,
+      'the backlog delivered',
+    );
   });
 
   it('rotates the API key and the webhook secret after a confirmation, each shown once with a copy button', async () => {

@@ -28,14 +28,26 @@ describe('staff listings', () => {
     await recordEvents(ctx, failing.id, 3);
     await recordEvents(ctx, quiet.id, 2);
     await receiver.waitFor((rs) => rs.some((r) => r.integration === failing.slug), 10_000, 'a failed attempt');
-    await eventually(async () => {
-      const pending = await deliveryRows(ctx.deps.db, healthy.id, 'pending');
-      return pending.length === 0;
-    }, 10_000, 'the healthy integration drained');
-    await eventually(async () => {
-      const row = await ctx.deps.db.selectFrom('webhook_delivery_state').select('consecutive_failures').where('integration_id', '=', failing.id).executeTakeFirstOrThrow();
-      return row.consecutive_failures >= 1;
-    }, 10_000, 'the failure recorded');
+    await eventually(
+      async () => {
+        const pending = await deliveryRows(ctx.deps.db, healthy.id, 'pending');
+        return pending.length === 0;
+      },
+      10_000,
+      'the healthy integration drained',
+    );
+    await eventually(
+      async () => {
+        const row = await ctx.deps.db
+          .selectFrom('webhook_delivery_state')
+          .select('consecutive_failures')
+          .where('integration_id', '=', failing.id)
+          .executeTakeFirstOrThrow();
+        return row.consecutive_failures >= 1;
+      },
+      10_000,
+      'the failure recorded',
+    );
     // Frozen from here: the clock moves below, and the retry it makes due must not run.
     await worker.stop();
   });
@@ -51,7 +63,17 @@ describe('staff listings', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.pagination).toEqual({ page: 1, per_page: 1, total: 2, last_page: 2 });
-    expect(body.data).toEqual([{ id: brandA, name: 'Alpha Stays', plan: { active: true }, sandbox: false, integrations: 2, properties: 1, created_at: expect.stringMatching(/\+05:30$/) }]);
+    expect(body.data).toEqual([
+      {
+        id: brandA,
+        name: 'Alpha Stays',
+        plan: { active: true },
+        sandbox: false,
+        integrations: 2,
+        properties: 1,
+        created_at: expect.stringMatching(/\+05:30$/),
+      },
+    ]);
     // LIKE wildcards in the text are matched literally
     const filtered = (await ctx.staff('GET', `/brands?q=${encodeURIComponent('100%')}`)).json();
     expect(filtered.data.map((b: { id: number }) => b.id)).toEqual([brandB]);
@@ -109,7 +131,11 @@ describe('staff listings', () => {
     await ctx.staff('PATCH', `/integrations/${quiet.id}`, { status: 'disabled' });
     expect(await ids('status=disabled')).toEqual([quiet.id]);
     await ctx.deps.db.updateTable('integrations').set({ status: 'paused' }).where('id', '=', failing.id).execute();
-    await ctx.deps.db.updateTable('webhook_delivery_state').set({ paused_reason: 'delivery_failures', paused_at: ctx.deps.clock.now() }).where('integration_id', '=', failing.id).execute();
+    await ctx.deps.db
+      .updateTable('webhook_delivery_state')
+      .set({ paused_reason: 'delivery_failures', paused_at: ctx.deps.clock.now() })
+      .where('integration_id', '=', failing.id)
+      .execute();
     expect(await ids('paused=true')).toEqual([failing.id]);
     const row = (await ctx.staff('GET', '/integrations?status=paused')).json().data[0];
     expect(row).toMatchObject({ id: failing.id, status: 'paused', paused_reason: 'delivery_failures', paused_at: expect.stringMatching(/\+05:30$/) });

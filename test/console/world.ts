@@ -82,7 +82,12 @@ export async function startConsoleWorld(service: Service): Promise<ConsoleWorld>
     app.inject({
       method,
       url: prefix + path,
-      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        accept: 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
   const staff = (method: InjectOptions['method'], path: string, body?: unknown) => inject('/api/staff/v1', service.staffToken, method, path, body);
@@ -95,12 +100,20 @@ export async function startConsoleWorld(service: Service): Promise<ConsoleWorld>
   let failingNow = true;
   let failingSlug = '';
   const receiver = await startReceiver((r) =>
-    failingNow && r.integration === failingSlug ? { status: 500, body: HOSTILE_ANSWER, headers: { 'content-type': 'text/html' } } : { status: 200, body: '{"ok":true}' },
+    failingNow && r.integration === failingSlug
+      ? { status: 500, body: HOSTILE_ANSWER, headers: { 'content-type': 'text/html' } }
+      : { status: 200, body: '{"ok":true}' },
   );
   const brand = await created(await staff('POST', '/brands', { name: 'Sunrise Stays' }), 'brand');
   const integration = async (name: string, path: string): Promise<TestIntegration> => {
     const data = await created(
-      await staff('POST', '/integrations', { brand_id: brand.id, name, slug: `${path}-${randomBytes(2).toString('hex')}`, webhook: { url: `${receiver.url}/${path}` }, horizon_days: 40 }),
+      await staff('POST', '/integrations', {
+        brand_id: brand.id,
+        name,
+        slug: `${path}-${randomBytes(2).toString('hex')}`,
+        webhook: { url: `${receiver.url}/${path}` },
+        horizon_days: 40,
+      }),
       'integration',
     );
     return { id: data.integration.id, slug: data.integration.slug, apiKey: data.api_key, webhookSecret: data.webhook_secret, brandId: brand.id };

@@ -74,7 +74,9 @@ function olderThanSequence(events: Envelope[], propertyId: number, type: string,
     const value = e.data.dates?.find((d) => d.date === night)?.[field];
     if (e.window.from === night && e.window.to === night) written = { sequence: e.sequence, value };
     else if (written && value !== written.value) {
-      out.push(`property ${propertyId}: event ${e.sequence} carries ${String(value)}, but event ${written.sequence} (a write before it) set ${String(written.value)}`);
+      out.push(
+        `property ${propertyId}: event ${e.sequence} carries ${String(value)}, but event ${written.sequence} (a write before it) set ${String(written.value)}`,
+      );
     }
   }
   return out;
@@ -134,7 +136,8 @@ async function syncAll(integrations: TestIntegration[]): Promise<void> {
   try {
     const ids = integrations.map((i) => i.id);
     await eventually(
-      async () => (await ctx.deps.db.selectFrom('sync_jobs').select('id').where('integration_id', 'in', ids).where('finished_at', 'is', null).execute()).length === 0,
+      async () =>
+        (await ctx.deps.db.selectFrom('sync_jobs').select('id').where('integration_id', 'in', ids).where('finished_at', 'is', null).execute()).length === 0,
       60_000,
       'the sync jobs',
     );

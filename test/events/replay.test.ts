@@ -135,7 +135,20 @@ describe('GET /events', () => {
       .execute();
     await ctx.deps.db
       .insertInto('delivery_attempts')
-      .values({ integration_id: old.id, event_id: 'x', event_type: 'ping', sequence: null, attempt: null, attempted_at: now, duration_ms: 1, status_code: 200, error: null, success: true, response_body: '', worker: 'test' })
+      .values({
+        integration_id: old.id,
+        event_id: 'x',
+        event_type: 'ping',
+        sequence: null,
+        attempt: null,
+        attempted_at: now,
+        duration_ms: 1,
+        status_code: 200,
+        error: null,
+        success: true,
+        response_body: '',
+        worker: 'test',
+      })
       .execute();
 
     // 29 days on nothing has expired

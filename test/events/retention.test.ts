@@ -15,7 +15,9 @@ afterAll(async () => {
 
 const DAY_MS = 86_400_000;
 const sequencesOf = async (integrationId: number) =>
-  (await ctx.deps.db.selectFrom('events').select('sequence').where('integration_id', '=', integrationId).orderBy('sequence').execute()).map((r) => Number(r.sequence));
+  (await ctx.deps.db.selectFrom('events').select('sequence').where('integration_id', '=', integrationId).orderBy('sequence').execute()).map((r) =>
+    Number(r.sequence),
+  );
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
 
 describe('retention in bounded chunks', () => {
@@ -33,13 +35,28 @@ describe('retention in bounded chunks', () => {
     // 1–40 expired, except 38, recorded a millisecond after the cutoff (its created_at was read
     // before 37's sequence was allocated); 41–50 are fresh
     await ctx.deps.db.updateTable('events').set({ created_at: old }).where('integration_id', '=', straddled.id).where('sequence', '<=', 40).execute();
-    await ctx.deps.db.updateTable('events').set({ created_at: new Date(cutoff + 1) }).where('integration_id', '=', straddled.id).where('sequence', '=', 38).execute();
+    await ctx.deps.db
+      .updateTable('events')
+      .set({ created_at: new Date(cutoff + 1) })
+      .where('integration_id', '=', straddled.id)
+      .where('sequence', '=', 38)
+      .execute();
     await ctx.deps.db.updateTable('events').set({ created_at: old }).where('integration_id', '=', gone.id).execute();
 
     // attempts: 25 in id order, the first 20 expired except the 5th
     const attempt = (at: Date, n: number) => ({
-      integration_id: straddled.id, event_id: `evt_${n}`, event_type: 'availability.changed', sequence: n, attempt: 1, attempted_at: at,
-      duration_ms: 1, status_code: 200, error: null, success: true, response_body: '', worker: 'test',
+      integration_id: straddled.id,
+      event_id: `evt_${n}`,
+      event_type: 'availability.changed',
+      sequence: n,
+      attempt: 1,
+      attempted_at: at,
+      duration_ms: 1,
+      status_code: 200,
+      error: null,
+      success: true,
+      response_body: '',
+      worker: 'test',
     });
     await ctx.deps.db
       .insertInto('delivery_attempts')
@@ -47,17 +64,22 @@ describe('retention in bounded chunks', () => {
       .execute();
 
     // delivery marks: one made before the cutoff, one after
-    await ctx.deps.db.insertInto('delivery_marks').values([
-      { integration_id: straddled.id, sequence: 2, failures: 1, marked_at: old },
-      { integration_id: straddled.id, sequence: 45, failures: 1, marked_at: new Date(now) },
-    ]).execute();
+    await ctx.deps.db
+      .insertInto('delivery_marks')
+      .values([
+        { integration_id: straddled.id, sequence: 2, failures: 1, marked_at: old },
+        { integration_id: straddled.id, sequence: 45, failures: 1, marked_at: new Date(now) },
+      ])
+      .execute();
 
     // chunks of 7 rows: 40 expired rows of one integration take six chunks, the last one partly
     const result = await runRetention(ctx.deps, 7);
     expect(result.events).toBe(40 + 14);
     expect(result.delivery_attempts).toBe(19);
     expect(result.delivery_marks).toBe(1);
-    expect((await ctx.deps.db.selectFrom('delivery_marks').select('sequence').where('integration_id', '=', straddled.id).execute()).map((m) => Number(m.sequence))).toEqual([45]);
+    expect(
+      (await ctx.deps.db.selectFrom('delivery_marks').select('sequence').where('integration_id', '=', straddled.id).execute()).map((m) => Number(m.sequence)),
+    ).toEqual([45]);
     expect(await sequencesOf(straddled.id)).toEqual(range(41, 50));
     expect(await sequencesOf(fresh.id)).toEqual(range(1, 20));
     expect(await sequencesOf(gone.id)).toEqual([]);
@@ -73,7 +95,12 @@ describe('retention in bounded chunks', () => {
     await recordEvents(ctx, i.id, 30);
     const cutoff = ctx.deps.clock.nowMs() - RETENTION_DAYS * DAY_MS;
     // 1–9 expired, 10 not, 11 expired again (a straggler): the retained log must stay a suffix
-    await ctx.deps.db.updateTable('events').set({ created_at: new Date(cutoff - 1000) }).where('integration_id', '=', i.id).where('sequence', 'in', [...range(1, 9), 11]).execute();
+    await ctx.deps.db
+      .updateTable('events')
+      .set({ created_at: new Date(cutoff - 1000) })
+      .where('integration_id', '=', i.id)
+      .where('sequence', 'in', [...range(1, 9), 11])
+      .execute();
     const result = await runRetention(ctx.deps, 5);
     // chunk 1–5: all gone; chunk 6–10: 6–9 gone, 10 kept, so the run stops there
     expect(result.events).toBe(9);

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeAlerts, downFleet, fleetStatus, startNode, stopNode, upFleet, waitForProxyStatus, type ActiveAlert, type FleetState } from '../../scripts/fleet.js';
+import {
+  activeAlerts,
+  downFleet,
+  fleetStatus,
+  startNode,
+  stopNode,
+  upFleet,
+  waitForProxyStatus,
+  type ActiveAlert,
+  type FleetState,
+} from '../../scripts/fleet.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { api, bookingBody, newKey, seedPartner, sleep, staff, type Partner } from './fleet.helpers.js';
 
@@ -16,7 +26,9 @@ let failing = true;
 let failed = false;
 
 beforeAll(async () => {
-  receiver = await startReceiver((r) => (failing && r.path.endsWith('/late-partner') ? { status: 503, body: 'down for maintenance' } : { status: 200, body: 'ok' }));
+  receiver = await startReceiver((r) =>
+    failing && r.path.endsWith('/late-partner') ? { status: 503, body: 'down for maintenance' } : { status: 200, body: 'ok' },
+  );
   state = await upFleet({ testAlertThresholds: true, log: (line) => console.log(`fleet: ${line}`) });
 }, 240_000);
 

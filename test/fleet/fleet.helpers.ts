@@ -145,7 +145,9 @@ export async function allEvents(state: FleetState, partner: Partner): Promise<an
   const events: any[] = [];
   let after = 0;
   for (;;) {
-    const page = await api(state, partner.key, 'GET', `/events?after_sequence=${after}&limit=200`, { headers: { 'x-forwarded-for': `198.18.${partner.id % 250}.1` } });
+    const page = await api(state, partner.key, 'GET', `/events?after_sequence=${after}&limit=200`, {
+      headers: { 'x-forwarded-for': `198.18.${partner.id % 250}.1` },
+    });
     expect(page.status, page.text).toBe(200);
     events.push(...page.body.data.map((row: { event: unknown }) => row.event));
     after = page.body.cursor.next_after_sequence;

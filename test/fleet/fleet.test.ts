@@ -85,7 +85,11 @@ describe('safe defaults', () => {
       const tcp = ['-h', '127.0.0.1', '-p', String(primary.pgPort), '-U', 'postgres', 'postgres'];
       const socket = ['-h', path.join(state.stateDir, 'run'), '-p', String(primary.pgPort), '-U', 'postgres', 'postgres'];
       const bouncer = ['-h', '127.0.0.1', '-p', String(state.pgbouncer.port), '-U', 'doorloom', 'doorloom'];
-      for (const [args, asPostgres] of [[tcp, false], [socket, true], [bouncer, false]] as const) {
+      for (const [args, asPostgres] of [
+        [tcp, false],
+        [socket, true],
+        [bouncer, false],
+      ] as const) {
         const refused = psql([...args], { asPostgres });
         expect(refused.code, refused.output).not.toBe(0);
         expect(refused.output).toMatch(/no password supplied/);
@@ -101,13 +105,24 @@ describe('safe defaults', () => {
     "Patroni's REST API makes no change without its credentials; its health checks need none",
     track(async () => {
       const rest = `http://127.0.0.1:${state.members[0].restPort}`;
-      for (const [method, route] of [['POST', '/reload'], ['POST', '/restart'], ['POST', '/switchover'], ['PATCH', '/config']]) {
+      for (const [method, route] of [
+        ['POST', '/reload'],
+        ['POST', '/restart'],
+        ['POST', '/switchover'],
+        ['PATCH', '/config'],
+      ]) {
         const res = await fetch(`${rest}${route}`, { method, body: '{}', headers: { 'content-type': 'application/json' } });
         expect(res.status, `${method} ${route}`).toBe(401);
       }
-      const wrong = await fetch(`${rest}/reload`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${REST_API_USER}:wrong`).toString('base64')}` } });
+      const wrong = await fetch(`${rest}/reload`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${REST_API_USER}:wrong`).toString('base64')}` },
+      });
       expect(wrong.status).toBe(401);
-      const reload = await fetch(`${rest}/reload`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${REST_API_USER}:${state.secrets.restApi}`).toString('base64')}` } });
+      const reload = await fetch(`${rest}/reload`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${REST_API_USER}:${state.secrets.restApi}`).toString('base64')}` },
+      });
       expect(reload.status).toBe(202);
       expect((await fetch(`${rest}/primary`)).status).toBe(200);
     }),
@@ -161,13 +176,17 @@ describe('three nodes share one database', () => {
       await freshWindow(10);
       const unauthenticated = (forwardedFor: string, localAddress = '127.0.0.1') =>
         new Promise<{ left: number; node?: string }>((resolve, reject) => {
-          const req = http.get(`${state.apiUrl}/api/integrations/v1/me`, { headers: { 'x-forwarded-for': forwardedFor }, localAddress, agent: false }, (res) => {
-            res.resume();
-            res.on('end', () => {
-              expect(res.statusCode).toBe(401);
-              resolve({ left: Number(res.headers['x-ratelimit-remaining']), node: /^req-(\d+)-/.exec(String(res.headers['x-request-id']))?.[1] });
-            });
-          });
+          const req = http.get(
+            `${state.apiUrl}/api/integrations/v1/me`,
+            { headers: { 'x-forwarded-for': forwardedFor }, localAddress, agent: false },
+            (res) => {
+              res.resume();
+              res.on('end', () => {
+                expect(res.statusCode).toBe(401);
+                resolve({ left: Number(res.headers['x-ratelimit-remaining']), node: /^req-(\d+)-/.exec(String(res.headers['x-request-id']))?.[1] });
+              });
+            },
+          );
           req.on('error', reject);
         });
       const a: Array<{ left: number; node?: string }> = [];
@@ -202,10 +221,15 @@ describe('three nodes share one database', () => {
       expect(now.map((a) => a.status)).toEqual([200, 200, 200]);
 
       // read the snapshot on nodes 2 and 3 (caching it), write on node 1, read again on 2 and 3
-      const snapshot = (i: number) => api(state, fresh, 'GET', `/properties/${partner.villa.id}/availability?from=${day(20)}&to=${day(21)}`, { base: nodeUrl(i) });
+      const snapshot = (i: number) =>
+        api(state, fresh, 'GET', `/properties/${partner.villa.id}/availability?from=${day(20)}&to=${day(21)}`, { base: nodeUrl(i) });
       const before = await Promise.all([1, 2].map(snapshot));
       for (const s of before) expect(s.body.data.data.dates.map((d: { available_units: number }) => d.available_units)).toEqual([2, 2]);
-      const booked = await api(state, fresh, 'POST', '/bookings', { base: nodeUrl(0), body: bookingBody(partner, 0, 20, 2), headers: { 'idempotency-key': newKey() } });
+      const booked = await api(state, fresh, 'POST', '/bookings', {
+        base: nodeUrl(0),
+        body: bookingBody(partner, 0, 20, 2),
+        headers: { 'idempotency-key': newKey() },
+      });
       expect(booked.status, booked.text).toBe(201);
       const after = await Promise.all([1, 2].map(snapshot));
       for (const s of after) {
@@ -240,7 +264,13 @@ function bookingLoad(partners: Partner[], options: { pauseMs: number; hostEvery?
       const checkIn = 30 + Math.floor(i / (units - 1)) * 2;
       const key = newKey();
       const body = host
-        ? { units: [{ inventory_id: partner.villa.unitIds[unit], adults: 2 }], check_in: day(30 + i), check_out: day(31 + i), guest: { name: 'Host Guest' }, pricing: { total: 8000 } }
+        ? {
+            units: [{ inventory_id: partner.villa.unitIds[unit], adults: 2 }],
+            check_in: day(30 + i),
+            check_out: day(31 + i),
+            guest: { name: 'Host Guest' },
+            pricing: { total: 8000 },
+          }
         : bookingBody(partner, unit, checkIn);
       for (let attempt = 0; attempt < 40; attempt++) {
         const answer = host
@@ -278,7 +308,10 @@ async function expectBookingsWhole(load: Load): Promise<void> {
   await db.connect();
   try {
     const ids = load.created.map((b) => b.id);
-    const held = await db.query<{ booking_id: number; n: number }>('select booking_id, count(*)::int as n from unit_nights where booking_id = any($1) group by booking_id', [ids]);
+    const held = await db.query<{ booking_id: number; n: number }>(
+      'select booking_id, count(*)::int as n from unit_nights where booking_id = any($1) group by booking_id',
+      [ids],
+    );
     expect(held.rows.length).toBe(ids.length);
     for (const row of held.rows) expect(row.n).toBe(load.created.find((b) => b.id === row.booking_id)!.nights);
     const twice = await db.query('select unit_id, night from unit_nights group by unit_id, night having count(*) > 1');
@@ -327,7 +360,11 @@ describe('losing a node', () => {
       const readers = [0, 1, 2].map(async (w) => {
         for (let i = 0; running; i++) {
           const partner = partners[(i + w * 3) % partners.length];
-          answers.push(await api(state, partner.key, 'GET', paths[Math.floor(i / partners.length) % paths.length], { headers: { 'x-forwarded-for': `192.0.2.${100 + w}` } }));
+          answers.push(
+            await api(state, partner.key, 'GET', paths[Math.floor(i / partners.length) % paths.length], {
+              headers: { 'x-forwarded-for': `192.0.2.${100 + w}` },
+            }),
+          );
           await sleep(60);
         }
       });
@@ -335,7 +372,12 @@ describe('losing a node', () => {
         for (let i = 0; running; i++) {
           const partner = partners[i % partners.length];
           const j = Math.floor(i / partners.length); // this partner's j-th booking: a unit and night of its own
-          answers.push(await api(state, partner.key, 'POST', '/bookings', { body: bookingBody(partner, j % 4, 40 + Math.floor(j / 4)), headers: { 'idempotency-key': newKey(), 'x-forwarded-for': '192.0.2.200' } }));
+          answers.push(
+            await api(state, partner.key, 'POST', '/bookings', {
+              body: bookingBody(partner, j % 4, 40 + Math.floor(j / 4)),
+              headers: { 'idempotency-key': newKey(), 'x-forwarded-for': '192.0.2.200' },
+            }),
+          );
           await sleep(400);
         }
       })();
@@ -399,11 +441,7 @@ describe('losing the primary', () => {
       for (const partner of partners) {
         const events = await expectSequencesWhole(partner, load);
         const last = events.length;
-        await receiver.waitFor(
-          () => new Set(receiver.of(partner.slug).map((r) => r.json?.sequence)).size >= last,
-          90_000,
-          `${partner.slug}'s ${last} events`,
-        );
+        await receiver.waitFor(() => new Set(receiver.of(partner.slug).map((r) => r.json?.sequence)).size >= last, 90_000, `${partner.slug}'s ${last} events`);
         const got = receiver.of(partner.slug).map((r) => r.json);
         // in order: a redelivery repeats an event already sent, it never goes back past a later one's first delivery
         const firsts: number[] = [];

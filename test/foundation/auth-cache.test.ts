@@ -15,8 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const me = (app: TestContext['app'], key: string) =>
-  app.inject({ method: 'GET', url: '/api/integrations/v1/me', headers: { authorization: `Bearer ${key}` } });
+const me = (app: TestContext['app'], key: string) => app.inject({ method: 'GET', url: '/api/integrations/v1/me', headers: { authorization: `Bearer ${key}` } });
 
 describe('API key cache', () => {
   it('a rotated key stops at once even though it was just used', async () => {

@@ -13,7 +13,12 @@ afterAll(() => ctx.close());
 
 describe('error envelope', () => {
   it('401 UNAUTHENTICATED without a key, with a malformed header and with an unknown key', async () => {
-    const variants: Record<string, string>[] = [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer dlk_nope' }, { authorization: `Bearer ${integration.apiKey}x` }];
+    const variants: Record<string, string>[] = [
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer dlk_nope' },
+      { authorization: `Bearer ${integration.apiKey}x` },
+    ];
     for (const headers of variants) {
       const res = await ctx.api(null, 'GET', '/me', undefined, headers);
       expect(res.statusCode).toBe(401);
@@ -38,7 +43,11 @@ describe('error envelope', () => {
   });
 
   it('403 NOT_STAFF_TOKEN for an integration key on the staff API', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: `/api/staff/v1/integrations/${integration.id}`, headers: { authorization: `Bearer ${integration.apiKey}` } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/staff/v1/integrations/${integration.id}`,
+      headers: { authorization: `Bearer ${integration.apiKey}` },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual(failure('NOT_STAFF_TOKEN'));
   });

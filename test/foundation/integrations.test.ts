@@ -72,7 +72,15 @@ describe('integrations', () => {
     const insecure = await createTestContext({ WEBHOOK_ALLOW_INSECURE: '0', WEBHOOK_ALLOW_PRIVATE: '0' });
     try {
       const brandId = await insecure.createBrand();
-      for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://10.1.2.3/', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://localhost/x', 'not a url']) {
+      for (const url of [
+        'http://example.com/hook',
+        'https://127.0.0.1/hook',
+        'https://10.1.2.3/',
+        'https://[::1]/',
+        'https://169.254.169.254/latest',
+        'https://localhost/x',
+        'not a url',
+      ]) {
         const res = await insecure.staff('POST', '/integrations', { brand_id: brandId, name: 'x', webhook: { url } });
         expect(res.statusCode, url).toBe(422);
         expect(res.json().errors).toHaveProperty(['webhook.url']);

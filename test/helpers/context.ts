@@ -165,7 +165,13 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
       await app.close();
       // PGlite: drop the schema now (one session, nothing runs beside it). PostgreSQL: the global
       // teardown drops every test schema once the run is over (see global-setup.ts).
-      if (database.engine === 'pglite') await database.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => {});
+      if (database.engine === 'pglite')
+        await database.db.schema
+          .dropSchema(schema)
+          .ifExists()
+          .cascade()
+          .execute()
+          .catch(() => {});
       await database.close();
     },
   };
@@ -173,7 +179,13 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
 }
 
 /** A request to the staff API of `app` with a token of the test's choosing (a named one, a revoked or a wrong one). */
-export function staffRequest(app: FastifyInstance, token: string, method: InjectOptions['method'], path: string, body?: unknown): Promise<LightMyRequestResponse> {
+export function staffRequest(
+  app: FastifyInstance,
+  token: string,
+  method: InjectOptions['method'],
+  path: string,
+  body?: unknown,
+): Promise<LightMyRequestResponse> {
   return app.inject({
     method,
     url: STAFF_PREFIX + path,

@@ -125,7 +125,14 @@ export async function startReceiver(respond: Responder = () => ({ status: 200, b
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`receiver: timed out waiting for ${what}; got ${requests.length} requests: ${requests.slice(-5).map((r) => r.body.slice(0, 120)).join(' | ')}`));
+          reject(
+            new Error(
+              `receiver: timed out waiting for ${what}; got ${requests.length} requests: ${requests
+                .slice(-5)
+                .map((r) => r.body.slice(0, 120))
+                .join(' | ')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
       });

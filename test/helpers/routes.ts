@@ -29,7 +29,10 @@ export function listRoutes(app: FastifyInstance): RegisteredRoute[] {
     stack.length = depth;
     const url = (depth > 0 ? stack[depth - 1] : '') + match[2];
     stack.push(url);
-    for (const method of (match[3] ?? '').split(',').map((m) => m.trim()).filter(Boolean)) {
+    for (const method of (match[3] ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean)) {
       routes.push({ method, url, params: [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]) });
     }
   }

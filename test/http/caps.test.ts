@@ -113,7 +113,10 @@ describe('JSON shape caps, checked before parsing', () => {
   });
 
   it(`accepts ${MAX_JSON_DEPTH} levels, and brackets inside strings do not count`, async () => {
-    const atLimit = await call(ctx.app, integration.apiKey, 'PUT', '/properties/999999', { ip: freshAddress(), body: `{"units":${nested(MAX_JSON_DEPTH - 1)}}` });
+    const atLimit = await call(ctx.app, integration.apiKey, 'PUT', '/properties/999999', {
+      ip: freshAddress(),
+      body: `{"units":${nested(MAX_JSON_DEPTH - 1)}}`,
+    });
     // parsed, then refused by the route's validation (units must be objects)
     expect(atLimit.statusCode).toBe(422);
     expect(atLimit.json()).toMatchObject(failure('VALIDATION_FAILED'));
@@ -125,7 +128,10 @@ describe('JSON shape caps, checked before parsing', () => {
   });
 
   it(`refuses an array of more than ${MAX_ARRAY_ENTRIES} entries with 413, and leaves shorter ones to validation`, async () => {
-    const over = await call(ctx.app, integration.apiKey, 'PUT', '/properties/999999', { ip: freshAddress(), body: { units: Array(MAX_ARRAY_ENTRIES + 1).fill({}) } });
+    const over = await call(ctx.app, integration.apiKey, 'PUT', '/properties/999999', {
+      ip: freshAddress(),
+      body: { units: Array(MAX_ARRAY_ENTRIES + 1).fill({}) },
+    });
     expect(over.statusCode).toBe(413);
     expect(over.json()).toEqual(failure('PAYLOAD_TOO_LARGE'));
     expect(over.json().message).toContain(String(MAX_ARRAY_ENTRIES));
@@ -156,8 +162,16 @@ describe('JSON shape caps, checked before parsing', () => {
       property_category: 'vacation_rental',
       description: 'D'.repeat(2000),
       address: {
-        address_line_1: 'a', address_line_2: 'b', landmark: 'c', city: 'd', state: 'e', country: 'India', pin_code: '400001',
-        latitude: 19.07, longitude: 72.87, formatted_address: 'f',
+        address_line_1: 'a',
+        address_line_2: 'b',
+        landmark: 'c',
+        city: 'd',
+        state: 'e',
+        country: 'India',
+        pin_code: '400001',
+        latitude: 19.07,
+        longitude: 72.87,
+        formatted_address: 'f',
       },
       space: { bedrooms: 3, washrooms: 2 },
       occupancy: { min_guests: 1, max_guests: 6 },
@@ -165,7 +179,14 @@ describe('JSON shape caps, checked before parsing', () => {
         weekday: { base_price: 1000, per_night_occupancy: 2, extra_adult_price: 100, extra_child_price: 50 },
         weekend: { base_price: 1200, per_night_occupancy: 2, extra_adult_price: 100, extra_child_price: 50 },
       },
-      units: Array.from({ length: 50 }, (_, u) => ({ inventory_id: u + 1, external_id: `u-${i}-${u}`, name: `Unit ${u}`, code: 'C', max_occupancy: 2, is_active: true })),
+      units: Array.from({ length: 50 }, (_, u) => ({
+        inventory_id: u + 1,
+        external_id: `u-${i}-${u}`,
+        name: `Unit ${u}`,
+        code: 'C',
+        max_occupancy: 2,
+        is_active: true,
+      })),
       features: { is_private: true, is_pet_friendly: true, max_pets: 2, pet_charges: 100, is_veg: false, is_smoking_in_rooms: false },
     });
     const body = JSON.stringify({ properties: Array.from({ length: 25 }, (_, i) => property(i)) });
@@ -214,7 +235,10 @@ describe('JSON shape caps, checked before parsing', () => {
 describe('absurd requests answer in the envelope', () => {
   it('431 HEADERS_TOO_LARGE for headers or a request line over 16 KiB', async () => {
     const big = 'x'.repeat(20_000);
-    for (const head of [`GET ${API}/me HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${big}\r\n\r\n`, `GET ${API}/me?q=${big} HTTP/1.1\r\nHost: localhost\r\n\r\n`]) {
+    for (const head of [
+      `GET ${API}/me HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${big}\r\n\r\n`,
+      `GET ${API}/me?q=${big} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+    ]) {
       const answer = await raw(head);
       expect(answer.status).toBe(431);
       expect(JSON.parse(answer.body)).toEqual(failure('HEADERS_TOO_LARGE'));
@@ -230,7 +254,7 @@ describe('absurd requests answer in the envelope', () => {
     expect(res.json()).toEqual(failure('BAD_REQUEST'));
   });
 
-  it('a refusal of the docs\' static files keeps its status, with the table\'s code for it', async () => {
+  it("a refusal of the docs' static files keeps its status, with the table's code for it", async () => {
     const file = '/docs/static/swagger-ui.css';
     expect((await ctx.app.inject({ method: 'GET', url: file })).statusCode).toBe(200);
     const range = await ctx.app.inject({ method: 'GET', url: file, headers: { range: 'bytes=999999999-' } });

@@ -28,7 +28,13 @@ describe('the error table', () => {
 
   it('builds an AppError with the status of its code', () => {
     const error = fail('SYNC_TOO_SOON', 'later', { retry_after: 5 }, { 'Retry-After': '5' });
-    expect([error.status, error.code, error.message, error.errors, error.headers]).toEqual([429, 'SYNC_TOO_SOON', 'later', { retry_after: 5 }, { 'Retry-After': '5' }]);
+    expect([error.status, error.code, error.message, error.errors, error.headers]).toEqual([
+      429,
+      'SYNC_TOO_SOON',
+      'later',
+      { retry_after: 5 },
+      { 'Retry-After': '5' },
+    ]);
     expect(new AppError('UNIT_INACTIVE', 'off sale').status).toBe(422);
   });
 

@@ -109,7 +109,11 @@ describe('replay', () => {
     const a = await ctx.createIntegration();
     const key = newKey();
     const body = createBody({ features: { is_veg: true, is_private: false } });
-    const reordered = Object.fromEntries(Object.entries(body).reverse().map(([k, v]) => [k, v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse()) : v]));
+    const reordered = Object.fromEntries(
+      Object.entries(body)
+        .reverse()
+        .map(([k, v]) => [k, v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse()) : v]),
+    );
     expect(JSON.stringify(reordered)).not.toBe(JSON.stringify(body));
     expect(canonicalJson(reordered)).toBe(canonicalJson(body));
     const first = await create(ctx, a, body, key);

@@ -64,9 +64,7 @@ describe('two instances on one database count against the same limits', () => {
     const integration = await ctx.createIntegration();
     const ip = freshAddress();
     await nextWindowEverywhere();
-    const responses = await Promise.all(
-      Array.from({ length: 90 }, (_, n) => call(n % 2 ? ctx.app : second.app, integration.apiKey, 'GET', '/me', { ip })),
-    );
+    const responses = await Promise.all(Array.from({ length: 90 }, (_, n) => call(n % 2 ? ctx.app : second.app, integration.apiKey, 'GET', '/me', { ip })));
     const ok = responses.filter((r) => r.statusCode === 200);
     const refused = responses.filter((r) => r.statusCode === 429);
     expect(ok).toHaveLength(60);

@@ -72,7 +72,12 @@ describe('route body validation', () => {
     });
     expect(check({ items: [valid, valid, valid] })).toEqual({ items: ['must have at most 2 entries'] });
     expect(check({})).toEqual({ items: ['is required'] });
-    const errors = check({ items: [{ name: 'dup', guest: { name: 'A' }, ref: {} }, { name: 'toolong', ref: {} }] })!;
+    const errors = check({
+      items: [
+        { name: 'dup', guest: { name: 'A' }, ref: {} },
+        { name: 'toolong', ref: {} },
+      ],
+    })!;
     expect(errors).toEqual({
       'items.0.name': ['is a dup'],
       'items.1.name': ['must be at most 5 characters'],

@@ -36,7 +36,11 @@ async function rowCounts(): Promise<Record<string, number>> {
 }
 
 const added = (before: Record<string, number>, after: Record<string, number>) =>
-  Object.fromEntries(Object.keys(after).filter((t) => after[t] !== before[t]).map((t) => [t, after[t] - (before[t] ?? 0)]));
+  Object.fromEntries(
+    Object.keys(after)
+      .filter((t) => after[t] !== before[t])
+      .map((t) => [t, after[t] - (before[t] ?? 0)]),
+  );
 
 // pgbench's prepared statements and its search_path option need a session: not through a transaction pooler.
 describe.skipIf(!databaseUrl || !hasPgbench || transactionPooled)('the bench floor script', () => {
@@ -69,7 +73,9 @@ describe.skipIf(!databaseUrl || !hasPgbench || transactionPooled)('the bench flo
     expect(byFloor).toEqual(byService);
 
     // …and leaves its idempotency record completed, as the service's create does.
-    const { rows } = await sql<{ state: string }>`select state from idempotency_keys where integration_id = ${floor.integ.id} and key ~ '^k[0-9]+$'`.execute(ctx.deps.db);
+    const { rows } = await sql<{ state: string }>`select state from idempotency_keys where integration_id = ${floor.integ.id} and key ~ '^k[0-9]+$'`.execute(
+      ctx.deps.db,
+    );
     expect(rows.map((r) => r.state)).toEqual(['completed']);
   });
 });

@@ -22,9 +22,21 @@ describe('configuration errors (real process)', { timeout: 180_000 }, () => {
     ['WORKERS on the embedded database', { WORKERS: '2', DATABASE_URL: 'memory:' }, /WORKERS above 1 needs PostgreSQL/],
     ['REQUEST_TIMEOUT_SECONDS zero', { REQUEST_TIMEOUT_SECONDS: '0' }, /REQUEST_TIMEOUT_SECONDS must be an integer from 1/],
     ['WEBHOOK_ALLOW_PRIVATE not a boolean', { WEBHOOK_ALLOW_PRIVATE: 'yes' }, /WEBHOOK_ALLOW_PRIVATE must be one of 1\/0, true\/false, on\/off/],
-    ['STAFF_TOKEN_REVOKE_OTHERS without STAFF_TOKEN', { STAFF_TOKEN_REVOKE_OTHERS: '1', STAFF_TOKEN: undefined }, /STAFF_TOKEN_REVOKE_OTHERS needs STAFF_TOKEN/],
-    ['DATABASE_POOL_MODE unknown', { DATABASE_POOL_MODE: 'statement', DATABASE_URL: 'postgres://root@127.0.0.1:1/x' }, /DATABASE_POOL_MODE must be session or transaction, got "statement"/],
-    ['DATABASE_DIRECT_URL of another kind', { DATABASE_DIRECT_URL: 'http://db', DATABASE_URL: 'postgres://root@127.0.0.1:1/x' }, /DATABASE_DIRECT_URL must be postgres:\/\//],
+    [
+      'STAFF_TOKEN_REVOKE_OTHERS without STAFF_TOKEN',
+      { STAFF_TOKEN_REVOKE_OTHERS: '1', STAFF_TOKEN: undefined },
+      /STAFF_TOKEN_REVOKE_OTHERS needs STAFF_TOKEN/,
+    ],
+    [
+      'DATABASE_POOL_MODE unknown',
+      { DATABASE_POOL_MODE: 'statement', DATABASE_URL: 'postgres://root@127.0.0.1:1/x' },
+      /DATABASE_POOL_MODE must be session or transaction, got "statement"/,
+    ],
+    [
+      'DATABASE_DIRECT_URL of another kind',
+      { DATABASE_DIRECT_URL: 'http://db', DATABASE_URL: 'postgres://root@127.0.0.1:1/x' },
+      /DATABASE_DIRECT_URL must be postgres:\/\//,
+    ],
     ['DATA_DIR under a file', { DATA_DIR: '/dev/null/data', DATABASE_URL: undefined }, /DATA_DIR \/dev\/null\/data cannot be used/],
   ];
 
@@ -79,14 +91,14 @@ describe('boolean settings', () => {
 
   it('unset booleans take their defaults', () => {
     const config = loadConfig({});
-    expect([config.testClock, config.webhookAllowInsecure, config.webhookAllowPrivate, config.background, config.rateLimits, config.staffTokenRevokeOthers]).toEqual([
-      false,
-      false,
-      false,
-      true,
-      true,
-      false,
-    ]);
+    expect([
+      config.testClock,
+      config.webhookAllowInsecure,
+      config.webhookAllowPrivate,
+      config.background,
+      config.rateLimits,
+      config.staffTokenRevokeOthers,
+    ]).toEqual([false, false, false, true, true, false]);
     expect(config.requestTimeoutMs).toBe(30_000);
   });
 });

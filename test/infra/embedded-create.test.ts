@@ -51,7 +51,9 @@ describe('the embedded database of a new DATA_DIR', { timeout: 120_000 }, () => 
       () => null,
       (e: Error) => e,
     );
-    expect(error?.message).toContain(`the embedded database could not be created in ${path.join(dataDir, 'pglite')} (DATA_DIR must be a directory this user can write): `);
+    expect(error?.message).toContain(
+      `the embedded database could not be created in ${path.join(dataDir, 'pglite')} (DATA_DIR must be a directory this user can write): `,
+    );
     // the engine's own error, in words or with its errno, not an object's name
     expect(error?.message).toMatch(/: \S.*$/);
     expect(error?.message).not.toContain('[object Object]');

@@ -82,7 +82,14 @@ describe.runIf(sessionUrl)('LISTEN connection (PostgreSQL)', () => {
       if (rows[0].got) await admin.query('select pg_advisory_unlock($1::bigint)', [key]);
       return rows[0].got;
     };
-    const listener = listen({ url: sessionUrl!, channels: 'x', applicationName: appName, onMessage: () => {}, onSessionLock: (key) => keys.push(key), backoff: new Backoff(50, 500) });
+    const listener = listen({
+      url: sessionUrl!,
+      channels: 'x',
+      applicationName: appName,
+      onMessage: () => {},
+      onSessionLock: (key) => keys.push(key),
+      backoff: new Backoff(50, 500),
+    });
     try {
       await until(() => keys.length === 1, 10_000);
       const first = keys[0]!;
@@ -105,7 +112,13 @@ describe.runIf(sessionUrl)('LISTEN connection (PostgreSQL)', () => {
   it('stays down (never reporting up) while the database is unreachable', async () => {
     const port = await freePort();
     const states: ListenerState[] = [];
-    const listener = listen({ url: `postgres://root@127.0.0.1:${port}/test`, channels: 'x', onMessage: () => {}, onState: (s) => states.push(s), backoff: new Backoff(20, 100) });
+    const listener = listen({
+      url: `postgres://root@127.0.0.1:${port}/test`,
+      channels: 'x',
+      onMessage: () => {},
+      onState: (s) => states.push(s),
+      backoff: new Backoff(20, 100),
+    });
     await sleep(500);
     expect(listener.state).toBe('down');
     expect(states).toEqual([]); // never up
@@ -122,10 +135,19 @@ describe.runIf(databaseUrl)('API key cache while its change listener is down (Po
 
   it('another process serves a rotated key not even once: it caches nothing without a listener', async () => {
     const database: Database = await openDatabase({ url: databaseUrl!, dataDir: '', schema: ctx.schema, poolSize: 2, poolMode });
-    const deps: Deps = { ...ctx.deps, db: database.db, clock: createClock(ctx.deps.clock.offsetSeconds()), log: pino({ level: 'silent' }), signals: new Signals() };
+    const deps: Deps = {
+      ...ctx.deps,
+      db: database.db,
+      clock: createClock(ctx.deps.clock.offsetSeconds()),
+      log: pino({ level: 'silent' }),
+      signals: new Signals(),
+    };
     const other = await buildApp(deps);
     // a listener that cannot connect: no notification could ever arrive
-    const listener = await startProcess({ ...deps, config: { ...deps.config, databaseDirectUrl: `postgres://root@127.0.0.1:${await freePort()}/test` } }, { background: false });
+    const listener = await startProcess(
+      { ...deps, config: { ...deps.config, databaseDirectUrl: `postgres://root@127.0.0.1:${await freePort()}/test` } },
+      { background: false },
+    );
     const me = (key: string) => other.inject({ method: 'GET', url: '/api/integrations/v1/me', headers: { authorization: `Bearer ${key}` } });
     try {
       const integration = await ctx.createIntegration();

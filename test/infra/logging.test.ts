@@ -25,7 +25,11 @@ describe('logs', { timeout: 240_000 }, () => {
     const app = await buildApp(ctx.deps, { logger: pino({ level: 'info' }, sink) });
     try {
       const integration = await ctx.createIntegration();
-      const res = await app.inject({ method: 'GET', url: '/api/integrations/v1/me', headers: { authorization: `Bearer ${integration.apiKey}`, 'x-request-id': 'log-test-1' } });
+      const res = await app.inject({
+        method: 'GET',
+        url: '/api/integrations/v1/me',
+        headers: { authorization: `Bearer ${integration.apiKey}`, 'x-request-id': 'log-test-1' },
+      });
       expect(res.statusCode).toBe(200);
       const completed = lines.find((l) => l.reqId === 'log-test-1' && l.msg === 'request completed');
       expect(completed).toMatchObject({ integration_id: integration.id, res: { statusCode: 200 } });
@@ -46,7 +50,11 @@ describe('logs', { timeout: 240_000 }, () => {
       // the service can answer before its own stdout has reached this process: wait for the line
       const lines = await vi.waitFor(
         () => {
-          const parsed = service.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+          const parsed = service
+            .stdout()
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .map((l) => JSON.parse(l));
           if (!parsed.some((l) => String(l.msg).startsWith('listening on'))) throw new Error('no "listening on" line yet');
           return parsed;
         },

@@ -43,7 +43,11 @@ describe.runIf(databaseUrl)('two processes starting together on a fresh database
     await check.connect();
     try {
       const { rows } = await check.query<{ name: string; n: number }>('select name, count(*)::int as n from kysely_migration group by name order by name');
-      expect(rows).toEqual(Object.keys(migrations).sort().map((name) => ({ name, n: 1 })));
+      expect(rows).toEqual(
+        Object.keys(migrations)
+          .sort()
+          .map((name) => ({ name, n: 1 })),
+      );
     } finally {
       await check.end();
     }

@@ -68,7 +68,11 @@ interface Answer {
 
 async function call(url: string, token: string, init: RequestInit = {}): Promise<Answer> {
   const start = performance.now();
-  const res = await fetch(url, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers }, signal: AbortSignal.timeout(20_000) });
+  const res = await fetch(url, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+    signal: AbortSignal.timeout(20_000),
+  });
   const body = (await res.json().catch(() => ({}))) as { code?: string };
   return { status: res.status, code: body.code, ms: performance.now() - start };
 }
@@ -185,7 +189,11 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 
     const { proxy, service } = await serviceBehindProxy(scratch);
     const receiver = await startReceiver();
     const createProperty = (key: string, name: string) =>
-      call(`${service.url}/api/integrations/v1/properties`, key, { method: 'POST', body: JSON.stringify(createBody({ name })), headers: { 'idempotency-key': `outage-${name}` } });
+      call(`${service.url}/api/integrations/v1/properties`, key, {
+        method: 'POST',
+        body: JSON.stringify(createBody({ name })),
+        headers: { 'idempotency-key': `outage-${name}` },
+      });
     try {
       await service.ready();
       const key = await seedIntegration(service, `${receiver.url}/hook`);
@@ -227,7 +235,11 @@ describe.runIf(databaseUrl)('database outages (PostgreSQL)', { timeout: 240_000 
       // the delivery worker (and its claims connection) is back at work
       const before = receiver.requests.length;
       expect((await createProperty(key, 'After')).status).toBe(201);
-      await receiver.waitFor((r) => r.slice(before).some((q) => q.json?.type === 'property.changed' && JSON.stringify(q.json).includes('After')), 30_000, 'delivery after recovery');
+      await receiver.waitFor(
+        (r) => r.slice(before).some((q) => q.json?.type === 'property.changed' && JSON.stringify(q.json).includes('After')),
+        30_000,
+        'delivery after recovery',
+      );
       expect(service.child.exitCode).toBeNull();
     } finally {
       await service.stop();

@@ -22,7 +22,6 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-
 /** Runs the service with `env` (over baseEnv; a key set to undefined is removed). `umask`: as a shell would set it. */
 export async function spawnService(env: Record<string, string | undefined>, options: { umask?: string } = {}): Promise<Service> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
@@ -32,13 +31,19 @@ export async function spawnService(env: Record<string, string | undefined>, opti
   for (const [k, v] of Object.entries({ ...baseEnv(port), ...pool, ...env })) if (v !== undefined) merged[k] = v;
   const args = ['--import', 'tsx', 'src/main.ts'];
   const child = options.umask
-    ? spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...args], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...args], {
+        cwd: ROOT,
+        env: merged,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(process.execPath, args, { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   return {
     child,

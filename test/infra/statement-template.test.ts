@@ -76,10 +76,20 @@ describe('the snapshot statements built once per shape', () => {
 describe('the events insert built once per number of rows', () => {
   it('equals the statement built afresh', () => {
     const target = { integrationId: 3, origin: 'doorloom' as const, propertyId: null, createdAt: new Date('2027-01-01T00:00:00Z') };
-    const rows = [1, 2, 3].map((n) => ({ id: `E${n}`, type: 'availability.changed', from: n === 2 ? null : '2027-01-0' + n, to: n === 2 ? null : '2027-01-09', head: `{"n":${n},`, tail: '}', status: n === 3 ? ('skipped' as const) : ('pending' as const) }));
+    const rows = [1, 2, 3].map((n) => ({
+      id: `E${n}`,
+      type: 'availability.changed',
+      from: n === 2 ? null : '2027-01-0' + n,
+      to: n === 2 ? null : '2027-01-09',
+      head: `{"n":${n},`,
+      tail: '}',
+      status: n === 3 ? ('skipped' as const) : ('pending' as const),
+    }));
     for (const count of [1, 3]) {
       expect(compiled(insertEventsQuery(target, rows.slice(0, count)))).toEqual(compiled(eventsInsert(target, rows.slice(0, count))));
     }
-    expect(compiled(insertEventsQuery({ ...target, integrationId: 8, propertyId: 5 }, rows))).toEqual(compiled(eventsInsert({ ...target, integrationId: 8, propertyId: 5 }, rows)));
+    expect(compiled(insertEventsQuery({ ...target, integrationId: 8, propertyId: 5 }, rows))).toEqual(
+      compiled(eventsInsert({ ...target, integrationId: 8, propertyId: 5 }, rows)),
+    );
   });
 });

@@ -18,12 +18,18 @@ afterAll(() => ctx.close());
 
 /** Claims of another "process" on the same database, with lease times of its own. */
 function claimsWith(leaseMs: number, renewMs: number) {
-  const deps: Pick<Deps, 'db' | 'log' | 'config'> = { db: ctx.deps.db, log: ctx.deps.log, config: { ...ctx.deps.config, workLeaseMs: leaseMs, workLeaseRenewMs: renewMs } };
+  const deps: Pick<Deps, 'db' | 'log' | 'config'> = {
+    db: ctx.deps.db,
+    log: ctx.deps.log,
+    config: { ...ctx.deps.config, workLeaseMs: leaseMs, workLeaseRenewMs: renewMs },
+  };
   return createClaims(deps);
 }
 
 const cursorOf = async (integrationId: number) =>
-  Number((await ctx.deps.db.selectFrom('webhook_delivery_state').select('cursor').where('integration_id', '=', integrationId).executeTakeFirstOrThrow()).cursor);
+  Number(
+    (await ctx.deps.db.selectFrom('webhook_delivery_state').select('cursor').where('integration_id', '=', integrationId).executeTakeFirstOrThrow()).cursor,
+  );
 
 describe(`claims as leases (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('one holder at a time; a release frees the claim at once', async () => {
@@ -81,7 +87,12 @@ describe(`claims as leases (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(await takeLease(ctx.deps.db, first, 'holder-a', 30_000)).toBe(true);
     expect(await takeLease(ctx.deps.db, { ...first, token: 'stranger' }, 'holder-b', 30_000)).toBe(false);
     expect(await takeLease(ctx.deps.db, again, 'holder-a', 30_000)).toBe(true);
-    const row = await ctx.deps.db.selectFrom('work_leases').select(['holder', 'token']).where('kind', '=', 'sync').where('id', '=', 9005).executeTakeFirstOrThrow();
+    const row = await ctx.deps.db
+      .selectFrom('work_leases')
+      .select(['holder', 'token'])
+      .where('kind', '=', 'sync')
+      .where('id', '=', 9005)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ holder: 'holder-a', token: 'again' });
   });
 
@@ -124,12 +135,28 @@ describe(`claims as leases (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       });
       const attemptsBefore = await ctx.deps.db.selectFrom('delivery_attempts').select('id').where('integration_id', '=', integration.id).execute();
       await expect(
-        writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2], skipped: [], attempts: [attempt(1), attempt(2)], touchSuccessAt: new Date(), lease: dead }),
+        writeOutcomes(ctx.deps.db, {
+          integrationId: integration.id,
+          delivered: [1, 2],
+          skipped: [],
+          attempts: [attempt(1), attempt(2)],
+          touchSuccessAt: new Date(),
+          lease: dead,
+        }),
       ).rejects.toBeInstanceOf(LeaseLostError);
       expect(await cursorOf(integration.id)).toBe(0);
-      expect(await ctx.deps.db.selectFrom('delivery_attempts').select('id').where('integration_id', '=', integration.id).execute()).toHaveLength(attemptsBefore.length);
+      expect(await ctx.deps.db.selectFrom('delivery_attempts').select('id').where('integration_id', '=', integration.id).execute()).toHaveLength(
+        attemptsBefore.length,
+      );
       // the holder of the lease writes
-      await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2], skipped: [], attempts: [attempt(1), attempt(2)], touchSuccessAt: new Date(), lease: lease! });
+      await writeOutcomes(ctx.deps.db, {
+        integrationId: integration.id,
+        delivered: [1, 2],
+        skipped: [],
+        attempts: [attempt(1), attempt(2)],
+        touchSuccessAt: new Date(),
+        lease: lease!,
+      });
       expect(await cursorOf(integration.id)).toBe(2);
     } finally {
       await b.close();
@@ -230,7 +257,9 @@ describe(`claims as leases (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       a.sessionLock(session.key);
       const after = await a.tryClaim('sync', 9104);
       const holders = async () =>
-        (await ctx.deps.db.selectFrom('work_leases').select('holder').where('kind', '=', 'sync').where('id', 'in', [9103, 9104]).execute()).map((r) => r.holder);
+        (await ctx.deps.db.selectFrom('work_leases').select('holder').where('kind', '=', 'sync').where('id', 'in', [9103, 9104]).execute()).map(
+          (r) => r.holder,
+        );
       await eventually(async () => (await holders()).every((h) => h.endsWith(`@lock:${session.key}`)), 5_000, 'both leases naming the lock');
       expect(await b.tryClaim('sync', 9103)).toBeNull();
 

@@ -96,7 +96,23 @@ describe('clock', () => {
 
 describe('webhook URL guard', () => {
   it('refuses loopback, private, link-local, CGNAT, mapped and metadata addresses', () => {
-    for (const ip of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:a00:1', '::ffff:8.8.8.8', '224.0.0.1']) {
+    for (const ip of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:a00:1',
+      '::ffff:8.8.8.8',
+      '224.0.0.1',
+    ]) {
       expect(isForbiddenAddress(ip), ip).toBe(true);
     }
     for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) expect(isForbiddenAddress(ip), ip).toBe(false);

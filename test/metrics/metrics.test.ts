@@ -64,12 +64,20 @@ describe('/metrics', () => {
       (await ctx.deps.db.selectFrom('integrations').select('last_sequence').where('id', '=', id).executeTakeFirstOrThrow()).last_sequence;
     const healthyEvents = await lastSequence(healthy.id);
     await receiver.waitFor((rs) => rs.filter((r) => r.integration === healthy.slug).length >= healthyEvents, 20_000, 'every healthy event');
-    await receiver.waitFor((rs) => rs.some((r) => r.integration === failing.slug) && rs.some((r) => r.integration === slow.slug), 20_000, 'the failing attempts');
-    await eventually(async () => {
-      const rows = await ctx.deps.db.selectFrom('delivery_attempts').select(['integration_id']).where('success', '=', false).execute();
-      const failed = new Set(rows.map((r) => r.integration_id));
-      return failed.has(failing.id) && failed.has(slow.id) && failed.has(refused.id);
-    }, 20_000, 'every failure logged');
+    await receiver.waitFor(
+      (rs) => rs.some((r) => r.integration === failing.slug) && rs.some((r) => r.integration === slow.slug),
+      20_000,
+      'the failing attempts',
+    );
+    await eventually(
+      async () => {
+        const rows = await ctx.deps.db.selectFrom('delivery_attempts').select(['integration_id']).where('success', '=', false).execute();
+        const failed = new Set(rows.map((r) => r.integration_id));
+        return failed.has(failing.id) && failed.has(slow.id) && failed.has(refused.id);
+      },
+      20_000,
+      'every failure logged',
+    );
     await worker.stop(); // nothing more in flight: the scrape below sees final figures
 
     const res = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
@@ -106,7 +114,11 @@ describe('/metrics', () => {
   });
 
   it('counts recorded events by kind as the event log holds them', async () => {
-    const rows = await ctx.deps.db.selectFrom('events').select((eb) => ['type', eb.fn.countAll<number>().as('n')]).groupBy('type').execute();
+    const rows = await ctx.deps.db
+      .selectFrom('events')
+      .select((eb) => ['type', eb.fn.countAll<number>().as('n')])
+      .groupBy('type')
+      .execute();
     expect(rows.length).toBeGreaterThan(3);
     for (const row of rows) expect(scrape.value('doorloom_events_recorded_total', { type: row.type }), row.type).toBe(Number(row.n));
     expect(scrape.total('doorloom_events_recorded_total')).toBe(rows.reduce((sum, r) => sum + Number(r.n), 0));

@@ -9,8 +9,7 @@ export interface Scrape {
   total(name: string, labels?: Record<string, string>): number;
 }
 
-const matches = (have: Record<string, string> | undefined, want: Record<string, string>) =>
-  Object.entries(want).every(([k, v]) => (have ?? {})[k] === v);
+const matches = (have: Record<string, string> | undefined, want: Record<string, string>) => Object.entries(want).every(([k, v]) => (have ?? {})[k] === v);
 
 export function parseScrape(text: string): Scrape {
   const families = new Map(parsePrometheusTextFormat(text).map((f) => [f.name, f]));

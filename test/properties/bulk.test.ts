@@ -37,7 +37,13 @@ describe('POST /properties/bulk', () => {
       expect(r.property).toMatchObject({ doorloom_id: r.doorloom_id, external_id: r.external_id, coverage: 'active', status: 'active', is_master: true });
       expect(r).not.toHaveProperty('error');
     }
-    expect(body.data.results[1].property.units.map((u: { name: string; external_unit_id: string | null; is_default: boolean }) => [u.name, u.external_unit_id, u.is_default])).toEqual([
+    expect(
+      body.data.results[1].property.units.map((u: { name: string; external_unit_id: string | null; is_default: boolean }) => [
+        u.name,
+        u.external_unit_id,
+        u.is_default,
+      ]),
+    ).toEqual([
       ['Alpha', 'B-2-A', true],
       ['Beta', null, false],
     ]);
@@ -114,7 +120,11 @@ describe('POST /properties/bulk', () => {
       external_id: 'HELD',
       doorloom_id: null,
       status: 'failed',
-      error: { code: 'PROPERTY_EXTERNAL_ID_EXISTS', message: expect.any(String), errors: { external_id: [expect.any(String)], doorloom_id: holder.doorloom_id } },
+      error: {
+        code: 'PROPERTY_EXTERNAL_ID_EXISTS',
+        message: expect.any(String),
+        errors: { external_id: [expect.any(String)], doorloom_id: holder.doorloom_id },
+      },
     });
     expect(unit).toMatchObject({ index: 2, status: 'failed', error: { code: 'VALIDATION_FAILED', errors: { 'units.0.external_id': [expect.any(String)] } } });
     expect(held).not.toHaveProperty('property');
@@ -166,7 +176,15 @@ describe('PUT /properties/bulk', () => {
     expect(res.statusCode, res.body).toBe(200);
     const data = res.json().data;
     expect(data.summary).toEqual({ requested: 3, succeeded: 3, failed: 0 });
-    expect(data.results.map((r: { index: number; doorloom_id: number; external_id: string | null; status: string; property: { name: string } }) => [r.index, r.doorloom_id, r.external_id, r.status, r.property.name])).toEqual([
+    expect(
+      data.results.map((r: { index: number; doorloom_id: number; external_id: string | null; status: string; property: { name: string } }) => [
+        r.index,
+        r.doorloom_id,
+        r.external_id,
+        r.status,
+        r.property.name,
+      ]),
+    ).toEqual([
       [0, p1.doorloom_id, 'U-1', 'updated', 'First'],
       [1, p2.doorloom_id, 'U-2', 'updated', 'Sea Breeze Villa'],
       [2, p3.doorloom_id, null, 'updated', 'Third'],

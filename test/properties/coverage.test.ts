@@ -106,7 +106,16 @@ describe('several integrations on one property', () => {
     const block = await createOk(ctx, a, { external_id: 'A-ID', units: [{ name: 'One', external_id: 'A-U1' }] });
     await ctx.staff('PUT', `/integrations/${b.id}/coverage/${block.doorloom_id}`, { external_id: 'B-ID' });
     const [afterA, afterB] = [await lastSequence(ctx, a.id), await lastSequence(ctx, b.id)];
-    expect((await put(ctx, a, 'A-ID', { units: [{ external_id: 'A-U1', name: 'Uno' }, { inventory_id: block.units[0].inventory_id, external_id: 'A-U1b' }] })).statusCode).toBe(422);
+    expect(
+      (
+        await put(ctx, a, 'A-ID', {
+          units: [
+            { external_id: 'A-U1', name: 'Uno' },
+            { inventory_id: block.units[0].inventory_id, external_id: 'A-U1b' },
+          ],
+        })
+      ).statusCode,
+    ).toBe(422);
     expect((await put(ctx, a, 'A-ID', { units: [{ inventory_id: block.units[0].inventory_id, external_id: 'A-U1b', name: 'Uno' }] })).statusCode).toBe(200);
     const [ea, eb] = [await eventsOf(ctx, a.id, afterA), await eventsOf(ctx, b.id, afterB)];
     expect(ea.map((e) => [e.type, e.origin, e.property.external_id])).toEqual([
@@ -168,7 +177,10 @@ describe('host archive and host edits', () => {
     // partner mappings and units are not host edits: ignored
     const ignored = await ctx.staff('PATCH', `/properties/${block.doorloom_id}`, { external_id: 'HOST-SET', units: [{ name: 'x' }], name: 'Host name' });
     expect(ignored.statusCode, ignored.body).toBe(200);
-    expect((await ctx.api(a.apiKey, 'GET', '/properties/HOSTED')).json().data).toMatchObject({ name: 'Host name', units: [expect.objectContaining({ name: 'Sea Breeze Villa' })] });
+    expect((await ctx.api(a.apiKey, 'GET', '/properties/HOSTED')).json().data).toMatchObject({
+      name: 'Host name',
+      units: [expect.objectContaining({ name: 'Sea Breeze Villa' })],
+    });
     const invalid = await ctx.staff('PATCH', `/properties/${block.doorloom_id}`, { occupancy: { max_guests: 0 } });
     expect(invalid.statusCode).toBe(422);
     expect(invalid.json().errors).toHaveProperty(['occupancy.max_guests']);
@@ -248,7 +260,9 @@ describe('inactive sweep', () => {
     expect(await status(a.apiKey, 'YOUNG')).toBe('active');
     expect(await status(planned.apiKey, withPlan.doorloom_id)).toBe('active');
     expect(await lastSequence(ctx, a.id)).toBe(after); // no event for the flip
-    expect((await ctx.api(a.apiKey, 'GET', '/properties?status=inactive')).json().data.properties.map((p: { doorloom_id: number }) => p.doorloom_id)).toEqual([old.doorloom_id]);
+    expect((await ctx.api(a.apiKey, 'GET', '/properties?status=inactive')).json().data.properties.map((p: { doorloom_id: number }) => p.doorloom_id)).toEqual([
+      old.doorloom_id,
+    ]);
     // an inactive property is still editable through the API
     expect((await put(ctx, a, 'OLD', { name: 'Still mine' })).statusCode).toBe(200);
     const beforeBack = await lastSequence(ctx, a.id);

@@ -106,7 +106,15 @@ describe('POST /properties validation', () => {
 
   it('allows only A-Z a-z 0-9 . _ : - in external ids', async () => {
     const a = await ctx.createIntegration();
-    const errors = await refused(createBody({ external_id: 'has space', units: [{ name: 'A', external_id: 'ü-1' }, { name: 'B', external_id: 'a/b' }] }));
+    const errors = await refused(
+      createBody({
+        external_id: 'has space',
+        units: [
+          { name: 'A', external_id: 'ü-1' },
+          { name: 'B', external_id: 'a/b' },
+        ],
+      }),
+    );
     expect(errors['external_id']).toEqual(['has an invalid format']);
     expect(errors['units.0.external_id']).toEqual(['has an invalid format']);
     expect(errors['units.1.external_id']).toEqual(['has an invalid format']);
@@ -122,7 +130,21 @@ describe('POST /properties validation', () => {
     }
     expect(await refused(createBody({ property_category: 'hotel' }))).toHaveProperty('property_category');
     expect(await refused(createBody({ property_type: 3 }))).toHaveProperty('property_type');
-    for (const type of ['villa', 'apartment', 'farm_stay', 'home_stay', 'hostel', 'bed_and_breakfast', 'resort', 'cottage', 'guest_house', 'room', 'suite', 'dorm', 'hotel']) {
+    for (const type of [
+      'villa',
+      'apartment',
+      'farm_stay',
+      'home_stay',
+      'hostel',
+      'bed_and_breakfast',
+      'resort',
+      'cottage',
+      'guest_house',
+      'room',
+      'suite',
+      'dorm',
+      'hotel',
+    ]) {
       const block = await createOk(ctx, a, { property_type: type, property_category: type === 'hotel' ? 'resort_hotel' : 'vacation_rental' });
       expect(block.property_type).toBe(type);
     }
@@ -155,8 +177,17 @@ describe('POST /properties validation', () => {
     expect(errors['pricing.weekday.extra_adult_price']).toEqual(['must be at least 0']);
     expect(errors['pricing.weekday.extra_child_price']).toEqual(['must be at least 0']);
 
-    const more = await refused(merge({ space: { bedrooms: 501, washrooms: -1 }, occupancy: { max_guests: 0 }, address: { latitude: -91, longitude: 181 }, features: { max_pets: -1 } }));
-    expect(Object.keys(more).sort()).toEqual(['address.latitude', 'address.longitude', 'features.max_pets', 'occupancy.max_guests', 'space.bedrooms', 'space.washrooms']);
+    const more = await refused(
+      merge({ space: { bedrooms: 501, washrooms: -1 }, occupancy: { max_guests: 0 }, address: { latitude: -91, longitude: 181 }, features: { max_pets: -1 } }),
+    );
+    expect(Object.keys(more).sort()).toEqual([
+      'address.latitude',
+      'address.longitude',
+      'features.max_pets',
+      'occupancy.max_guests',
+      'space.bedrooms',
+      'space.washrooms',
+    ]);
 
     const edges = await create(
       ctx,
@@ -227,7 +258,15 @@ describe('POST /properties validation', () => {
     const a = await ctx.createIntegration();
     const b = await ctx.createIntegration();
     await createOk(ctx, b, { units: [{ name: 'Only', external_id: 'TAKEN-1' }] });
-    const errors = await refused(createBody({ units: [{ name: 'A', external_id: 'FREE-1' }, { name: 'B', external_id: 'TAKEN-1' }] }), b);
+    const errors = await refused(
+      createBody({
+        units: [
+          { name: 'A', external_id: 'FREE-1' },
+          { name: 'B', external_id: 'TAKEN-1' },
+        ],
+      }),
+      b,
+    );
     expect(errors).toEqual({ 'units.1.external_id': [expect.stringMatching(/already mapped/)] });
     expect(await countProperties(ctx, b.brandId)).toBe(1);
     // another integration's aliases are its own business
@@ -290,20 +329,35 @@ describe('POST /properties outcomes', () => {
   it('keeps what was sent: formatted_address, prices (rounded to paise), features, units in order', async () => {
     const a = await ctx.createIntegration();
     const block = await createOk(ctx, a, {
-      address: { address_line_1: 'L1', address_line_2: 'L2', landmark: 'Near the fort', city: 'Pune', state: 'MH', country: 'Bharat', pin_code: '411001', latitude: 18.5, longitude: 73.8, formatted_address: 'Custom text' },
+      address: {
+        address_line_1: 'L1',
+        address_line_2: 'L2',
+        landmark: 'Near the fort',
+        city: 'Pune',
+        state: 'MH',
+        country: 'Bharat',
+        pin_code: '411001',
+        latitude: 18.5,
+        longitude: 73.8,
+        formatted_address: 'Custom text',
+      },
       occupancy: { min_guests: 2, max_guests: 8 },
       pricing: {
         weekday: { base_price: 999.999, per_night_occupancy: 4, extra_adult_price: 500.5, extra_child_price: 250 },
         weekend: { base_price: 13000.0, extra_child_price: 1.005 },
       },
       features: { is_private: true, is_pet_friendly: true, max_pets: 2, pet_charges: 300, is_veg: true, is_smoking_in_rooms: true },
-      units: [
-        { name: 'Garden Room', external_id: 'GR-1', code: 'GR', max_occupancy: 3 },
-        { name: 'Sea Room', external_id: 'SR-1' },
-        { name: 'Attic' },
-      ],
+      units: [{ name: 'Garden Room', external_id: 'GR-1', code: 'GR', max_occupancy: 3 }, { name: 'Sea Room', external_id: 'SR-1' }, { name: 'Attic' }],
     });
-    expect(block.units.map((u: { name: string; is_default: boolean; external_unit_id: string | null; code: string | null; max_occupancy: number | null }) => [u.name, u.is_default, u.external_unit_id, u.code, u.max_occupancy])).toEqual([
+    expect(
+      block.units.map((u: { name: string; is_default: boolean; external_unit_id: string | null; code: string | null; max_occupancy: number | null }) => [
+        u.name,
+        u.is_default,
+        u.external_unit_id,
+        u.code,
+        u.max_occupancy,
+      ]),
+    ).toEqual([
       ['Garden Room', true, 'GR-1', 'GR', 3],
       ['Sea Room', false, 'SR-1', null, null],
       ['Attic', false, null, null, null],

@@ -17,7 +17,6 @@ export function createBody(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
-
 /** POST /properties with a fresh Idempotency-Key. */
 export function create(ctx: TestContext, integration: TestIntegration, body: unknown, key = newKey()): Promise<LightMyRequestResponse> {
   return ctx.api(integration.apiKey, 'POST', '/properties', body, { 'idempotency-key': key });

@@ -41,7 +41,10 @@ const item = (i: number) => ({
   space: { bedrooms: 2, washrooms: 2 },
   occupancy: { max_guests: 4 },
   pricing: { weekday: { base_price: 5000 }, weekend: { base_price: 7000 } },
-  units: [{ name: 'A', external_id: `M-${i}-A` }, { name: 'B', external_id: `M-${i}-B` }],
+  units: [
+    { name: 'A', external_id: `M-${i}-A` },
+    { name: 'B', external_id: `M-${i}-B` },
+  ],
 });
 
 const figures: number[] = [];
@@ -50,12 +53,23 @@ for (let round = 0; round < rounds + 1; round++) {
   const created = await inject(STAFF_PREFIX, STAFF, 'POST', '/integrations', { brand_id: brand, name: `Measure ${round}` });
   const { integration, api_key: apiKey } = created.json().data;
   const started = process.hrtime.bigint();
-  const res = await inject(API_PREFIX, apiKey, 'POST', '/properties/bulk', { properties: Array.from({ length: 25 }, (_, i) => item(i)) }, {
-    'idempotency-key': `measure-${round}-${randomBytes(4).toString('hex')}`,
-  });
+  const res = await inject(
+    API_PREFIX,
+    apiKey,
+    'POST',
+    '/properties/bulk',
+    { properties: Array.from({ length: 25 }, (_, i) => item(i)) },
+    {
+      'idempotency-key': `measure-${round}-${randomBytes(4).toString('hex')}`,
+    },
+  );
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (res.statusCode !== 201) throw new Error(`bulk failed: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  const row = await deps.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', integration.id).executeTakeFirstOrThrow();
+  const row = await deps.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('integration_id', '=', integration.id)
+    .executeTakeFirstOrThrow();
   events = Number(row.n);
   if (round > 0) figures.push(ms); // round 0 warms up (JIT, plan caches)
 }
@@ -66,5 +80,10 @@ process.stdout.write(
     `(min ${figures[0].toFixed(0)}, max ${figures[figures.length - 1].toFixed(0)}, ${rounds} rounds after a warm-up)\n`,
 );
 await app.close();
-await database.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => {});
+await database.db.schema
+  .dropSchema(schema)
+  .ifExists()
+  .cascade()
+  .execute()
+  .catch(() => {});
 await database.close();

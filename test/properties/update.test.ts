@@ -10,7 +10,19 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-type Block = { doorloom_id: number; external_id: string | null; units: Array<{ inventory_id: number; name: string; external_unit_id: string | null; is_active: boolean; is_default: boolean; code: string | null; max_occupancy: number | null }> };
+type Block = {
+  doorloom_id: number;
+  external_id: string | null;
+  units: Array<{
+    inventory_id: number;
+    name: string;
+    external_unit_id: string | null;
+    is_active: boolean;
+    is_default: boolean;
+    code: string | null;
+    max_occupancy: number | null;
+  }>;
+};
 
 const detailOf = async (integration: TestIntegration, id: number) => (await ctx.api(integration.apiKey, 'GET', `/properties/${id}`)).json().data;
 
@@ -164,7 +176,10 @@ describe('PUT /properties/{property}: groups', () => {
     const other: Block = await createOk(ctx, a, { external_id: 'OTHER' });
     const res = await put(ctx, a, block.doorloom_id, { external_id: 'OTHER', name: 'Should not apply' });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ ...failure('PROPERTY_EXTERNAL_ID_EXISTS'), errors: { doorloom_id: other.doorloom_id, external_id: [expect.any(String)] } });
+    expect(res.json()).toMatchObject({
+      ...failure('PROPERTY_EXTERNAL_ID_EXISTS'),
+      errors: { doorloom_id: other.doorloom_id, external_id: [expect.any(String)] },
+    });
     expect((await detailOf(a, block.doorloom_id)).name).toBe('Sea Breeze Villa');
     expect((await putOk(a, block.doorloom_id, { external_id: `P-${a.id}` })).external_id).toBe(`P-${a.id}`);
     expect((await putOk(a, block.doorloom_id, { external_id: 'NEW-ID' })).external_id).toBe('NEW-ID');
@@ -184,7 +199,9 @@ describe('PUT /properties/{property}: groups', () => {
 describe('PUT /properties/{property}: units', () => {
   it('rule 1: an entry naming no unit is 422 on units.N', async () => {
     const { a, block } = await setup();
-    expect(await putRefused(a, block.doorloom_id, { units: [{ inventory_id: block.units[0].inventory_id }, { name: 'Who?' }, { external_id: null, name: 'x' }] })).toEqual({
+    expect(
+      await putRefused(a, block.doorloom_id, { units: [{ inventory_id: block.units[0].inventory_id }, { name: 'Who?' }, { external_id: null, name: 'x' }] }),
+    ).toEqual({
       'units.1': [expect.any(String)],
       'units.2': [expect.any(String)],
     });
@@ -192,7 +209,12 @@ describe('PUT /properties/{property}: units', () => {
 
   it('rule 2: the default unit cannot be taken off sale (units.N.is_active)', async () => {
     const { a, block, main, second } = await setup();
-    const errors = await putRefused(a, block.doorloom_id, { units: [{ inventory_id: second.inventory_id, is_active: false }, { inventory_id: main.inventory_id, is_active: false }] });
+    const errors = await putRefused(a, block.doorloom_id, {
+      units: [
+        { inventory_id: second.inventory_id, is_active: false },
+        { inventory_id: main.inventory_id, is_active: false },
+      ],
+    });
     expect(errors).toEqual({ 'units.1.is_active': [expect.any(String)] });
     expect(await putRefused(a, block.doorloom_id, { units: [{ external_id: main.external_unit_id, is_active: false }] })).toHaveProperty('units.0.is_active');
     // nothing applied: the second unit is still on sale
@@ -212,7 +234,9 @@ describe('PUT /properties/{property}: units', () => {
   it("rule 4: an alias mapped to another property's unit is 422 on units.N.external_id", async () => {
     const { a, block, main } = await setup();
     await createOk(ctx, a, { units: [{ name: 'Elsewhere', external_id: 'ELSEWHERE' }] });
-    expect(await putRefused(a, block.doorloom_id, { units: [{ external_id: 'ELSEWHERE', name: 'Mine' }] })).toEqual({ 'units.0.external_id': [expect.any(String)] });
+    expect(await putRefused(a, block.doorloom_id, { units: [{ external_id: 'ELSEWHERE', name: 'Mine' }] })).toEqual({
+      'units.0.external_id': [expect.any(String)],
+    });
     expect(await putRefused(a, block.doorloom_id, { units: [{ inventory_id: main.inventory_id, external_id: 'ELSEWHERE' }] })).toEqual({
       'units.0.external_id': [expect.any(String)],
     });
@@ -233,7 +257,9 @@ describe('PUT /properties/{property}: units', () => {
     expect(errors['units.3.external_id']).toBeDefined();
     expect(errors['units.4']).toBeDefined();
     expect(await putRefused(a, block.doorloom_id, { units: [] })).toHaveProperty('units');
-    expect(await putRefused(a, block.doorloom_id, { units: Array.from({ length: 51 }, (_, i) => ({ external_id: `X${i}`, name: `X${i}` })) })).toHaveProperty('units');
+    expect(await putRefused(a, block.doorloom_id, { units: Array.from({ length: 51 }, (_, i) => ({ external_id: `X${i}`, name: `X${i}` })) })).toHaveProperty(
+      'units',
+    );
   });
 
   it('an unknown alias creates a unit (name required); unmentioned units are untouched', async () => {
@@ -275,7 +301,9 @@ describe('PUT /properties/{property}: units', () => {
     });
     expect(swapped.units.map((u) => u.external_unit_id)).toEqual(['THIRD', main.external_unit_id, 'MAIN-2']);
     // moving an alias onto a unit while another keeps it is refused
-    expect(await putRefused(a, block.doorloom_id, { units: [{ inventory_id: main.inventory_id, external_id: 'MAIN-2' }] })).toHaveProperty('units.0.external_id');
+    expect(await putRefused(a, block.doorloom_id, { units: [{ inventory_id: main.inventory_id, external_id: 'MAIN-2' }] })).toHaveProperty(
+      'units.0.external_id',
+    );
   });
 
   it('takes units off sale and back; off-sale units leave responses but stay on inventory events', async () => {
@@ -289,7 +317,10 @@ describe('PUT /properties/{property}: units', () => {
     const windows = horizonWindows(today(ctx), 40);
     expect(events.map((e) => e.type)).toEqual(['property.changed', 'inventory.changed', ...windows.map(() => 'availability.changed')]);
     expect(events.slice(2).map((e) => e.window)).toEqual(windows);
-    expect(events[1].data.units.find((u: { inventory_id: number }) => u.inventory_id === second.inventory_id)).toMatchObject({ is_active: false, deleted: false });
+    expect(events[1].data.units.find((u: { inventory_id: number }) => u.inventory_id === second.inventory_id)).toMatchObject({
+      is_active: false,
+      deleted: false,
+    });
 
     const on = await putOk(a, block.doorloom_id, { units: [{ external_id: second.external_unit_id, is_active: true }] });
     expect(on.units.map((u) => u.inventory_id)).toContain(second.inventory_id);
@@ -311,7 +342,10 @@ describe('PUT /properties/{property}: units', () => {
     const { a, block, main, second, after } = await setup();
     await putRefused(a, block.doorloom_id, {
       name: 'Not applied',
-      units: [{ inventory_id: second.inventory_id, name: 'Not renamed' }, { inventory_id: main.inventory_id, is_active: false }],
+      units: [
+        { inventory_id: second.inventory_id, name: 'Not renamed' },
+        { inventory_id: main.inventory_id, is_active: false },
+      ],
     });
     const d = await detailOf(a, block.doorloom_id);
     expect(d.name).toBe('Sea Breeze Villa');

@@ -40,7 +40,11 @@ function normalised(events: RecordedEvent[], villa: Villa): unknown[] {
       );
     }
     if (typeof value === 'number') return idOf(key, value);
-    if (typeof value === 'string') return value.split(villa.externalId).join('X').replace(/^DL-\d+$/, 'DL-n');
+    if (typeof value === 'string')
+      return value
+        .split(villa.externalId)
+        .join('X')
+        .replace(/^DL-\d+$/, 'DL-n');
     return value;
   };
   return events.filter((e) => e.property?.doorloom_id === villa.id).map((e) => walk(e));
@@ -75,7 +79,10 @@ describe('sandbox brands (staff)', () => {
   });
 
   it('refuses bad input and unknown brands', async () => {
-    expect((await ctx.staff('POST', '/brands', { name: 'X', sandbox: 'yes' })).json()).toMatchObject({ ...failure('VALIDATION_FAILED'), errors: { sandbox: expect.any(Array) } });
+    expect((await ctx.staff('POST', '/brands', { name: 'X', sandbox: 'yes' })).json()).toMatchObject({
+      ...failure('VALIDATION_FAILED'),
+      errors: { sandbox: expect.any(Array) },
+    });
     expect((await ctx.staff('PATCH', '/brands/999999', { sandbox: true })).statusCode).toBe(404);
     expect((await ctx.staff('GET', '/brands/abc')).statusCode).toBe(404);
     const id = await ctx.createBrand();
@@ -123,7 +130,11 @@ describe('sandbox actions record exactly the events of the same staff action', (
   it('host booking and host cancel of it', async () => {
     const { integ, a, b } = await sandboxWorld();
     const stay = { units: [{ adults: 2 }], check_in: day(ctx, 5), check_out: day(ctx, 7), guest: { name: 'Host Guest' }, pricing: { total: 9000 } };
-    const mine = await recorded(integ, () => sandbox(integ, `/properties/${encodeURIComponent(a.externalId)}/bookings`, stay, { 'idempotency-key': newKey() }), 201);
+    const mine = await recorded(
+      integ,
+      () => sandbox(integ, `/properties/${encodeURIComponent(a.externalId)}/bookings`, stay, { 'idempotency-key': newKey() }),
+      201,
+    );
     const host = await recorded(integ, () => ctx.staff('POST', `/properties/${b.id}/bookings`, stay), 201);
     expect(mine.events.map((e) => [e.type, e.origin])).toEqual([
       ['booking.changed', 'doorloom'],
@@ -183,7 +194,9 @@ describe('sandbox actions record exactly the events of the same staff action', (
     const seq = await lastSequence(ctx, other.id);
     expect((await sandbox(integ, `/properties/${a.id}/block`, { from: day(ctx, 2), to: day(ctx, 2) })).statusCode).toBe(200);
     const theirs = await eventsOf(ctx, other.id, seq);
-    expect(theirs).toEqual([expect.objectContaining({ type: 'availability.changed', origin: 'doorloom', property: { doorloom_id: a.id, external_id: 'THEIRS' } })]);
+    expect(theirs).toEqual([
+      expect.objectContaining({ type: 'availability.changed', origin: 'doorloom', property: { doorloom_id: a.id, external_id: 'THEIRS' } }),
+    ]);
   });
 
   it('advance-clock moves the brand’s own clock by whole days, not the service clock', async () => {
@@ -239,7 +252,9 @@ describe('refusals', () => {
     const theirVilla = await createVilla(ctx, stranger, 1);
     const theirBooking = await book(ctx, stranger, theirVilla);
     expect((await sandbox(integ, `/properties/${theirVilla.id}/archive`)).json()).toMatchObject(failure('NOT_FOUND'));
-    expect((await sandbox(integ, `/properties/${encodeURIComponent(theirVilla.externalId)}/block`, { from: day(ctx, 2), to: day(ctx, 2) })).statusCode).toBe(404);
+    expect((await sandbox(integ, `/properties/${encodeURIComponent(theirVilla.externalId)}/block`, { from: day(ctx, 2), to: day(ctx, 2) })).statusCode).toBe(
+      404,
+    );
     expect((await sandbox(integ, `/bookings/${theirBooking.id}/cancel`)).json()).toMatchObject(failure('NOT_FOUND'));
     const stored = await ctx.staff('GET', `/bookings/${theirBooking.id}`);
     expect(stored.json().data.status).toBe('confirmed');
@@ -280,7 +295,9 @@ describe('any other integration gets 404 exactly as for a path the service does 
       const body = { from: day(ctx, 2), to: day(ctx, 3), check_in: day(ctx, 2), check_out: day(ctx, 3), days: 1, base_price: 1 };
       expect(answerOf(await ctx.api(production.apiKey, 'POST', path, body, { 'idempotency-key': newKey() })), path).toEqual(unknown);
       // Not even a body the routes would refuse, or a wrong method, tells them apart.
-      expect(answerOf(await ctx.api(production.apiKey, 'POST', path, 'not json')), path).toEqual(answerOf(await ctx.api(production.apiKey, 'POST', '/sandboxes/nothing', 'not json')));
+      expect(answerOf(await ctx.api(production.apiKey, 'POST', path, 'not json')), path).toEqual(
+        answerOf(await ctx.api(production.apiKey, 'POST', '/sandboxes/nothing', 'not json')),
+      );
       expect(answerOf(await ctx.api(production.apiKey, 'GET', path)), path).toEqual(answerOf(await ctx.api(production.apiKey, 'GET', '/sandboxes/nothing')));
       expect(answerOf(await ctx.api(null, 'POST', path, {})), path).toEqual(answerOf(await ctx.api(null, 'POST', '/sandboxes/nothing', {})));
     }

@@ -189,7 +189,12 @@ function staffBody(key: string): unknown {
         horizon_days: 30,
       };
     case 'PATCH /integrations/:id':
-      return { name: `Renamed ${n}`, webhook: { url: 'http://127.0.0.1:9/other', event_types: ['availability.changed'], timeout_seconds: 3 }, horizon_days: 31, status: 'active' };
+      return {
+        name: `Renamed ${n}`,
+        webhook: { url: 'http://127.0.0.1:9/other', event_types: ['availability.changed'], timeout_seconds: 3 },
+        horizon_days: 31,
+        status: 'active',
+      };
     case 'PUT /integrations/:id/coverage/:property_id':
       return { external_id: `COV-${n}` };
     case 'POST /clock':
@@ -201,13 +206,29 @@ function staffBody(key: string): unknown {
     case 'PUT /properties/:id/rates':
       return { ...window, base_price: 6000, extra_adult_price: 100, extra_child_price: 50 };
     case 'PUT /properties/:id/restrictions':
-      return { ...window, rules: { min_stay: 1, max_stay: 20, min_advance_days: 0, max_advance_days: 700 }, min_stay: 2, max_stay: 10, stop_sell: false, closed_to_arrival: true, closed_to_departure: false };
+      return {
+        ...window,
+        rules: { min_stay: 1, max_stay: 20, min_advance_days: 0, max_advance_days: 700 },
+        min_stay: 2,
+        max_stay: 10,
+        stop_sell: false,
+        closed_to_arrival: true,
+        closed_to_departure: false,
+      };
     case 'PUT /properties/:id/meal-plans':
       return [{ code: 'CP', adult_price: 300, child_price: 150 }];
     case 'PUT /properties/:id/tax':
       return { gst_applicable: true, price_includes_gst: n % 2 === 0 };
     case 'POST /properties/:id/bookings':
-      return { external_booking_id: `FZH-${n}`, units: [{ adults: 1 }], check_in: `@day:${offset}`, check_out: `@day:${offset + 1}`, guest: { name: 'Host Guest' }, pricing: { total: 100 }, status: 'confirmed' };
+      return {
+        external_booking_id: `FZH-${n}`,
+        units: [{ adults: 1 }],
+        check_in: `@day:${offset}`,
+        check_out: `@day:${offset + 1}`,
+        guest: { name: 'Host Guest' },
+        pricing: { total: 100 },
+        status: 'confirmed',
+      };
     case 'PATCH /bookings/:id':
       return { notes: `Host ${n}`, status: 'confirmed', guest: { name: 'Host Guest' } };
     case 'POST /bookings/:id/cancel':
@@ -220,12 +241,36 @@ function staffBody(key: string): unknown {
 /** Candidate values of a path parameter, by the segment before it. */
 function poolOf(api: boolean, segment: string, param: string): { pool: string[]; recent: string[] } {
   const s = (...values: Array<string | number>) => values.map(String);
-  const properties = s(w.villaA.id, w.villaA.externalId, w.archivedA.id, w.archivedA.externalId, w.shared.id, w.shared.externalIdA, w.villaB.id, w.villaB.externalId, w.shared.externalIdC, w.uncovered.id, 999_999);
+  const properties = s(
+    w.villaA.id,
+    w.villaA.externalId,
+    w.archivedA.id,
+    w.archivedA.externalId,
+    w.shared.id,
+    w.shared.externalIdA,
+    w.villaB.id,
+    w.villaB.externalId,
+    w.shared.externalIdC,
+    w.uncovered.id,
+    999_999,
+  );
   const bookingIds = s(w.bookingA.id, w.bookingASharedProperty.id, w.hostBookingShared.id, w.bookingB.id, w.bookingC.id, w.hostBookingUncovered.id, 999_999);
   if (param === 'external_booking_id') {
-    return { pool: s(w.bookingA.externalId, w.bookingASharedProperty.externalId, w.hostBookingShared.externalId, w.bookingB.externalId, w.bookingC.externalId, w.hostBookingUncovered.externalId, 'FZB-1'), recent: recent.externalBookings };
+    return {
+      pool: s(
+        w.bookingA.externalId,
+        w.bookingASharedProperty.externalId,
+        w.hostBookingShared.externalId,
+        w.bookingB.externalId,
+        w.bookingC.externalId,
+        w.hostBookingUncovered.externalId,
+        'FZB-1',
+      ),
+      recent: recent.externalBookings,
+    };
   }
-  if (param === 'property_id' || segment === 'properties') return { pool: api ? properties : s(w.villaA.id, w.archivedA.id, w.shared.id, w.uncovered.id, w.villaB.id, 999_999), recent: recent.properties };
+  if (param === 'property_id' || segment === 'properties')
+    return { pool: api ? properties : s(w.villaA.id, w.archivedA.id, w.shared.id, w.uncovered.id, w.villaB.id, 999_999), recent: recent.properties };
   if (segment === 'bookings') return { pool: bookingIds, recent: recent.bookings };
   if (segment === 'brands') return { pool: s(w.a.brandId, w.b.brandId, 999_999), recent: recent.brands };
   if (segment === 'integrations') return { pool: s(w.a.id, w.b.id, w.c.id, w.disabled.id, 999_999), recent: recent.integrations };
@@ -412,7 +457,8 @@ function check(api: boolean, request: Realised, res: LightMyRequestResponse): vo
     if (body.errors === null || typeof body.errors !== 'object' || Array.isArray(body.errors)) fail('errors is not an object');
     if (body.code === 'VALIDATION_FAILED') {
       for (const [key, messages] of Object.entries(body.errors)) {
-        if (key === '' || !Array.isArray(messages) || messages.length === 0 || messages.some((m) => typeof m !== 'string')) fail(`errors.${key} is not a list of messages`);
+        if (key === '' || !Array.isArray(messages) || messages.length === 0 || messages.some((m) => typeof m !== 'string'))
+          fail(`errors.${key} is not a list of messages`);
       }
     }
   }
@@ -504,11 +550,21 @@ async function fuzz(api: boolean, runs: number): Promise<Stats> {
 const timeoutFor = (runs: number) => 120_000 + runs * 100;
 
 function report(label: string, stats: Stats, ms: number): void {
-  const statuses = [...stats.byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ');
-  const lines = [...stats.byRoute.entries()]
-    .sort()
-    .map(([route, counts]) => `  ${route.padEnd(58)} ${[...counts.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`);
-  const codes = [...stats.byCode.entries()].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c}×${n}`).join(' ');
+  const statuses = [...stats.byStatus.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
+  const lines = [...stats.byRoute.entries()].sort().map(
+    ([route, counts]) =>
+      `  ${route.padEnd(58)} ${[...counts.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ')}`,
+  );
+  const codes = [...stats.byCode.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([c, n]) => `${c}×${n}`)
+    .join(' ');
   const perRoute = process.env.FUZZ_VERBOSE ? `\n${lines.join('\n')}` : '';
   console.log(`${label}: ${stats.requests} requests in ${(ms / 1000).toFixed(1)} s (seed ${SEED})\n  statuses: ${statuses}\n  codes: ${codes}${perRoute}`);
 }
@@ -524,7 +580,11 @@ describe('fuzzing every endpoint', () => {
       })
       .catch(() => {});
     expect(changedTables(before, await tableDigest(ctx))).toEqual([]);
-    await ctx.deps.db.updateTable('brands').set((eb) => ({ name: eb.ref('name') })).where('id', '=', w.a.brandId).execute();
+    await ctx.deps.db
+      .updateTable('brands')
+      .set((eb) => ({ name: eb.ref('name') }))
+      .where('id', '=', w.a.brandId)
+      .execute();
     expect(changedTables(before, await tableDigest(ctx))).toEqual(['brands']);
   });
 
@@ -534,31 +594,47 @@ describe('fuzzing every endpoint', () => {
     expect(routes.filter((r) => r.url.startsWith(`${STAFF_PREFIX}/`)).length).toBeGreaterThan(20);
   });
 
-  it(`integrations API: ${API_RUNS} generated requests, no 5xx, always the envelope, no write on a refusal`, async () => {
-    const started = performance.now();
-    const stats = await fuzz(true, API_RUNS);
-    report('integrations API fuzz', stats, performance.now() - started);
-    expect([...stats.failures.values()]).toEqual([]);
-    // the generator reaches every route, and deep enough to succeed as well as to be refused
-    const list = routes.filter((r) => r.url.startsWith(`${API_PREFIX}/`) && r.method !== 'HEAD');
-    for (const route of list) expect(stats.byRoute.get(routeKeyOf(route, API_PREFIX)), `${route.method} ${route.url}`).toBeDefined();
-    // the requests reach the refusals deep in the services, not only the validators (in a run of the default size or more)
-    if (API_RUNS >= 2500) {
-      for (const code of ['VALIDATION_FAILED', 'NOT_FOUND', 'IDEMPOTENCY_KEY_REQUIRED', 'INVALID_STATUS_TRANSITION', 'PROPERTY_ARCHIVED', 'PROPERTY_EXTERNAL_ID_EXISTS', 'UNAVAILABLE']) {
-        expect(stats.byCode.get(code), code).toBeGreaterThan(0);
+  it(
+    `integrations API: ${API_RUNS} generated requests, no 5xx, always the envelope, no write on a refusal`,
+    async () => {
+      const started = performance.now();
+      const stats = await fuzz(true, API_RUNS);
+      report('integrations API fuzz', stats, performance.now() - started);
+      expect([...stats.failures.values()]).toEqual([]);
+      // the generator reaches every route, and deep enough to succeed as well as to be refused
+      const list = routes.filter((r) => r.url.startsWith(`${API_PREFIX}/`) && r.method !== 'HEAD');
+      for (const route of list) expect(stats.byRoute.get(routeKeyOf(route, API_PREFIX)), `${route.method} ${route.url}`).toBeDefined();
+      // the requests reach the refusals deep in the services, not only the validators (in a run of the default size or more)
+      if (API_RUNS >= 2500) {
+        for (const code of [
+          'VALIDATION_FAILED',
+          'NOT_FOUND',
+          'IDEMPOTENCY_KEY_REQUIRED',
+          'INVALID_STATUS_TRANSITION',
+          'PROPERTY_ARCHIVED',
+          'PROPERTY_EXTERNAL_ID_EXISTS',
+          'UNAVAILABLE',
+        ]) {
+          expect(stats.byCode.get(code), code).toBeGreaterThan(0);
+        }
       }
-    }
-    const count = (predicate: (s: number) => boolean) => [...stats.byStatus.entries()].filter(([s]) => predicate(s)).reduce((sum, [, n]) => sum + n, 0);
-    expect(count((s) => s >= 200 && s < 300)).toBeGreaterThan(API_RUNS * 0.1);
-    expect(count((s) => s === 422)).toBeGreaterThan(API_RUNS * 0.1);
-  }, timeoutFor(API_RUNS));
+      const count = (predicate: (s: number) => boolean) => [...stats.byStatus.entries()].filter(([s]) => predicate(s)).reduce((sum, [, n]) => sum + n, 0);
+      expect(count((s) => s >= 200 && s < 300)).toBeGreaterThan(API_RUNS * 0.1);
+      expect(count((s) => s === 422)).toBeGreaterThan(API_RUNS * 0.1);
+    },
+    timeoutFor(API_RUNS),
+  );
 
-  it(`staff API: ${STAFF_RUNS} generated requests, no 5xx, always the envelope, no write on a refusal`, async () => {
-    const started = performance.now();
-    const stats = await fuzz(false, STAFF_RUNS);
-    report('staff API fuzz', stats, performance.now() - started);
-    expect([...stats.failures.values()]).toEqual([]);
-    const count = (predicate: (s: number) => boolean) => [...stats.byStatus.entries()].filter(([s]) => predicate(s)).reduce((sum, [, n]) => sum + n, 0);
-    expect(count((s) => s >= 200 && s < 300)).toBeGreaterThan(STAFF_RUNS * 0.1);
-  }, timeoutFor(STAFF_RUNS));
+  it(
+    `staff API: ${STAFF_RUNS} generated requests, no 5xx, always the envelope, no write on a refusal`,
+    async () => {
+      const started = performance.now();
+      const stats = await fuzz(false, STAFF_RUNS);
+      report('staff API fuzz', stats, performance.now() - started);
+      expect([...stats.failures.values()]).toEqual([]);
+      const count = (predicate: (s: number) => boolean) => [...stats.byStatus.entries()].filter(([s]) => predicate(s)).reduce((sum, [, n]) => sum + n, 0);
+      expect(count((s) => s >= 200 && s < 300)).toBeGreaterThan(STAFF_RUNS * 0.1);
+    },
+    timeoutFor(STAFF_RUNS),
+  );
 });

@@ -148,7 +148,19 @@ const STRING_EDGES = [
   '1e3',
   '2147483648',
 ];
-const NUMBER_STRINGS = ['99999999999999999999999', '9223372036854775808', '9007199254740993', '2147483648', '9999999999999999', '-1', '0', '1e3', '1.5', '1e400', '0x10'];
+const NUMBER_STRINGS = [
+  '99999999999999999999999',
+  '9223372036854775808',
+  '9007199254740993',
+  '2147483648',
+  '9999999999999999',
+  '-1',
+  '0',
+  '1e3',
+  '1.5',
+  '1e400',
+  '0x10',
+];
 
 /** The `n`th edge of a value's own type. */
 export function edgeOf(node: unknown, n: number): unknown {
@@ -222,9 +234,38 @@ export const QUERY_NAMES = [
   'api_key',
 ];
 
-const RAW_PATH_SEGMENTS = ['%E0%A4%A', '%00', '..', '.', '%2e%2e', '%2F', 'a%20b', '%', '%zz', '%F0%9F%98%80', '%C0%AE', 'x'.repeat(501), '%252F', '+', ';', '*'];
+const RAW_PATH_SEGMENTS = [
+  '%E0%A4%A',
+  '%00',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2F',
+  'a%20b',
+  '%',
+  '%zz',
+  '%F0%9F%98%80',
+  '%C0%AE',
+  'x'.repeat(501),
+  '%252F',
+  '+',
+  ';',
+  '*',
+];
 
-const RAW_QUERIES = ['a[]=1&a[]=2', 'page[x]=1', '&&&', '=', '%', '%zz=1', 'limit=1&limit=2', 'per_page=%00', '__proto__[x]=1', 'constructor[prototype][x]=1', 'types=' + 'a,'.repeat(500)];
+const RAW_QUERIES = [
+  'a[]=1&a[]=2',
+  'page[x]=1',
+  '&&&',
+  '=',
+  '%',
+  '%zz=1',
+  'limit=1&limit=2',
+  'per_page=%00',
+  '__proto__[x]=1',
+  'constructor[prototype][x]=1',
+  'types=' + 'a,'.repeat(500),
+];
 
 export const RAW_BODIES = [
   '{',
@@ -313,14 +354,27 @@ const bodyArb: fc.Arbitrary<BodyPlan> = weighted<BodyPlan>([
   [8, editArb.map((edit) => ({ kind: 'mutate' as const, edits: [edit] }))],
   [3, fc.tuple(editArb, editArb).map((edits) => ({ kind: 'mutate' as const, edits }))],
   [2, fc.jsonValue({ maxDepth: 3 }).map((value) => ({ kind: 'json' as const, value }))],
-  [1, weighted<string>([[3, pick(RAW_BODIES)], [1, fc.string({ maxLength: 30 })]]).map((text) => ({ kind: 'raw' as const, text }))],
+  [
+    1,
+    weighted<string>([
+      [3, pick(RAW_BODIES)],
+      [1, fc.string({ maxLength: 30 })],
+    ]).map((text) => ({ kind: 'raw' as const, text })),
+  ],
   [1, fc.constant({ kind: 'none' as const })],
 ]);
 
 const paramArb: fc.Arbitrary<ParamPlan> = weighted<ParamPlan>([
   [8, anyIndex.map((p) => ({ kind: 'pool' as const, pick: p }))],
   [3, anyIndex.map((p) => ({ kind: 'recent' as const, pick: p }))],
-  [2, weighted<string>([[3, pick(NASTY_STRINGS)], [1, fc.string({ maxLength: 20 })], [1, fc.string({ unit: 'binary', maxLength: 8 })]]).map((text) => ({ kind: 'text' as const, text }))],
+  [
+    2,
+    weighted<string>([
+      [3, pick(NASTY_STRINGS)],
+      [1, fc.string({ maxLength: 20 })],
+      [1, fc.string({ unit: 'binary', maxLength: 8 })],
+    ]).map((text) => ({ kind: 'text' as const, text })),
+  ],
   [1, pick(RAW_PATH_SEGMENTS).map((text) => ({ kind: 'raw' as const, text }))],
 ]);
 
@@ -335,14 +389,24 @@ const queryValueArb = weighted<string>([
 const queryArb = fc.record({
   // `@own:N`: the Nth query parameter of the route itself (read from its schema when sent)
   pairs: fc.array(
-    fc.tuple(weighted<string>([[6, anyIndex.map((n) => `@own:${n}`)], [3, pick(QUERY_NAMES)], [1, fc.string({ maxLength: 6 })]]), queryValueArb),
+    fc.tuple(
+      weighted<string>([
+        [6, anyIndex.map((n) => `@own:${n}`)],
+        [3, pick(QUERY_NAMES)],
+        [1, fc.string({ maxLength: 6 })],
+      ]),
+      queryValueArb,
+    ),
     { maxLength: 3 },
   ),
   window: weighted([
     [3, fc.record({ from: fc.integer({ min: -3, max: 760 }), nights: fc.integer({ min: -2, max: 100 }) })],
     [1, fc.constant(null)],
   ]),
-  raw: weighted<string | null>([[12, fc.constant(null)], [1, pick(RAW_QUERIES)]]),
+  raw: weighted<string | null>([
+    [12, fc.constant(null)],
+    [1, pick(RAW_QUERIES)],
+  ]),
 });
 
 const headerArb = fc.array(
@@ -359,15 +423,34 @@ const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD
 export function requestPlans(routeCount: number): fc.Arbitrary<RequestPlan> {
   return fc.record({
     route: fc.noBias(fc.integer({ min: 0, max: routeCount - 1 })),
-    method: weighted<string | null>([[20, fc.constant(null)], [1, pick(OTHER_METHODS)]]),
+    method: weighted<string | null>([
+      [20, fc.constant(null)],
+      [1, pick(OTHER_METHODS)],
+    ]),
     params: fc.array(paramArb, { minLength: 2, maxLength: 2 }),
     query: queryArb,
-    auth: weighted<string>([[24, fc.constant('valid')], [6, pick(AUTH_FORMS)]]),
-    contentType: weighted<string | null>([[14, fc.constant('application/json')], [2, pick(CONTENT_TYPES)], [1, fc.constant(null)]]),
-    idempotency: weighted<string>([[10, fc.constant('fresh')], [3, pick(IDEMPOTENCY_FORMS)]]),
-    ifMatch: weighted<string | null>([[5, fc.constant(null)], [2, pick(IF_MATCH)]]),
+    auth: weighted<string>([
+      [24, fc.constant('valid')],
+      [6, pick(AUTH_FORMS)],
+    ]),
+    contentType: weighted<string | null>([
+      [14, fc.constant('application/json')],
+      [2, pick(CONTENT_TYPES)],
+      [1, fc.constant(null)],
+    ]),
+    idempotency: weighted<string>([
+      [10, fc.constant('fresh')],
+      [3, pick(IDEMPOTENCY_FORMS)],
+    ]),
+    ifMatch: weighted<string | null>([
+      [5, fc.constant(null)],
+      [2, pick(IF_MATCH)],
+    ]),
     body: bodyArb,
-    headers: weighted([[6, fc.constant([] as Array<[string, string]>)], [1, headerArb]]),
+    headers: weighted([
+      [6, fc.constant([] as Array<[string, string]>)],
+      [1, headerArb],
+    ]),
   });
 }
 
@@ -450,9 +533,13 @@ export function mutate(base: unknown, edits: Extract<BodyPlan, { kind: 'mutate' 
 }
 
 /** A short description of a request and its answer, for failure messages. */
-export function describeExchange(request: { method?: string; url: string; headers: Record<string, string>; payload?: string }, res: LightMyRequestResponse): string {
+export function describeExchange(
+  request: { method?: string; url: string; headers: Record<string, string>; payload?: string },
+  res: LightMyRequestResponse,
+): string {
   const limit = res.statusCode >= 500 ? 20_000 : 600;
-  const payload = request.payload === undefined ? '' : ` body=${JSON.stringify(request.payload.length > limit ? `${request.payload.slice(0, limit)}…` : request.payload)}`;
+  const payload =
+    request.payload === undefined ? '' : ` body=${JSON.stringify(request.payload.length > limit ? `${request.payload.slice(0, limit)}…` : request.payload)}`;
   return `${request.method} ${request.url.slice(0, 300)} headers=${JSON.stringify(request.headers)}${payload}\n→ ${res.statusCode} ${res.body.slice(0, 800)}`;
 }
 

@@ -62,7 +62,13 @@ describe('/docs', () => {
     const res = await ctx.app.inject({ method: 'GET', url });
     expect(res.statusCode).toBe(200);
     const csp = String(res.headers['content-security-policy']);
-    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name, values]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .filter((d) => d[0])
+        .map(([name, ...values]) => [name, values]),
+    );
     expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
     expect(directives.get('default-src')).toEqual(["'self'"]);
     expect(directives.get('object-src')).toEqual(["'none'"]);

@@ -132,8 +132,10 @@ describe('staff lockout', () => {
 
   it('METRICS_TOKEN guesses go through the same lockout, in a burst too', async () => {
     freshWindow();
-    expect((await get(`${base}/metrics`, 'x'.repeat(40)).then((r) => r.status))).toBe(401);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => get(`${base}/metrics`, `${METRICS_TOKEN.slice(0, -2)}${String(i).padStart(2, '0')}`)));
+    expect(await get(`${base}/metrics`, 'x'.repeat(40)).then((r) => r.status)).toBe(401);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => get(`${base}/metrics`, `${METRICS_TOKEN.slice(0, -2)}${String(i).padStart(2, '0')}`)),
+    );
     expect(tally(results)).toEqual({ 401: LIMIT - 1, 429: 20 - (LIMIT - 1) });
     // the right METRICS_TOKEN is refused too once the address is locked out
     const right = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
@@ -151,7 +153,9 @@ describe('staff lockout', () => {
   it.runIf(databaseUrl)('PostgreSQL: one burst spread over two processes still gets exactly the limit evaluated', async () => {
     freshWindow();
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => get(`${i % 2 === 0 ? base : other!.base}${i % 4 < 2 ? STAFF_PREFIX + '/staff-tokens' : API_PREFIX + '/me'}`, guess(500 + i))),
+      Array.from({ length: 40 }, (_, i) =>
+        get(`${i % 2 === 0 ? base : other!.base}${i % 4 < 2 ? STAFF_PREFIX + '/staff-tokens' : API_PREFIX + '/me'}`, guess(500 + i)),
+      ),
     );
     expect(tally(results)).toEqual({ 401: LIMIT, 429: 40 - LIMIT });
     expect((await get(`${other!.base}${STAFF_PREFIX}/staff-tokens`, newcomer)).status).toBe(429);

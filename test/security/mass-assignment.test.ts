@@ -60,14 +60,22 @@ const decidedUnitFields = (i: number) => ({
 
 const propertyRow = (id: number) => ctx.deps.db.selectFrom('properties').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const unitRows = (propertyId: number) => ctx.deps.db.selectFrom('units').selectAll().where('property_id', '=', propertyId).orderBy('position').execute();
-const coverageRows = (propertyId: number) => ctx.deps.db.selectFrom('coverage').select(['integration_id', 'external_id']).where('property_id', '=', propertyId).execute();
+const coverageRows = (propertyId: number) =>
+  ctx.deps.db.selectFrom('coverage').select(['integration_id', 'external_id']).where('property_id', '=', propertyId).execute();
 
 /** What the service decides about a property A created, read from the API and from the database. */
 async function expectDecidedByService(propertyId: number, externalId: string) {
   const res = await ctx.api(w.a.apiKey, 'GET', `/properties/${propertyId}`);
   expectStatus(res, 200);
   const block = res.json().data;
-  expect(block).toMatchObject({ doorloom_id: propertyId, external_id: externalId, coverage: 'active', status: 'active', is_master: true, master_property_id: propertyId });
+  expect(block).toMatchObject({
+    doorloom_id: propertyId,
+    external_id: externalId,
+    coverage: 'active',
+    status: 'active',
+    is_master: true,
+    master_property_id: propertyId,
+  });
   expect(block.created_at).not.toBe(LONG_AGO);
   expect(block.units.map((u: { is_active: boolean; is_default: boolean }) => [u.is_active, u.is_default])).toEqual([
     [true, true],
@@ -109,7 +117,13 @@ describe('property creates ignore the fields the service decides', () => {
     const externalId = newRef('MB');
     const body = propertyBody(externalId, 2);
     const item = { ...body, ...decidedPropertyFields(), units: (body.units as object[]).map((u, i) => ({ ...u, ...decidedUnitFields(i) })) };
-    const res = await ctx.api(w.a.apiKey, 'POST', '/properties/bulk', { properties: [item], brand_id: w.b.brandId, integration_id: w.b.id }, { 'idempotency-key': newKey() });
+    const res = await ctx.api(
+      w.a.apiKey,
+      'POST',
+      '/properties/bulk',
+      { properties: [item], brand_id: w.b.brandId, integration_id: w.b.id },
+      { 'idempotency-key': newKey() },
+    );
     expectStatus(res, 201);
     await expectDecidedByService(res.json().data.results[0].doorloom_id, externalId);
   });
@@ -188,7 +202,14 @@ describe('bookings: decided fields are ignored, status only through its transiti
     expectStatus(res, 201);
     const created = res.json().data;
     expect(created.id).not.toBe(424_242);
-    expect(created).toMatchObject({ revision: 1, status: 'confirmed', nights: 2, cancellation: null, duplicate: false, external_booking_id: body.external_booking_id });
+    expect(created).toMatchObject({
+      revision: 1,
+      status: 'confirmed',
+      nights: 2,
+      cancellation: null,
+      duplicate: false,
+      external_booking_id: body.external_booking_id,
+    });
     expect(created.created_at).not.toBe(LONG_AGO);
     const read = (await ctx.api(w.a.apiKey, 'GET', `/bookings/${created.id}`)).json().data;
     expect(read).toMatchObject({ id: created.id, revision: 1, status: 'confirmed', cancellation: null });
@@ -218,7 +239,13 @@ describe('bookings: decided fields are ignored, status only through its transiti
       notes: 'Changed note',
     });
     expectStatus(res, 200);
-    expect(res.json().data).toMatchObject({ id: created.id, revision: 2, external_booking_id: created.external_booking_id, notes: 'Changed note', cancellation: null });
+    expect(res.json().data).toMatchObject({
+      id: created.id,
+      revision: 2,
+      external_booking_id: created.external_booking_id,
+      notes: 'Changed note',
+      cancellation: null,
+    });
     expect(res.json().data.property.doorloom_id).toBe(w.villaA.id);
     const after = await bookingRow(created.id);
     expect(after).toEqual({ ...before, notes: 'Changed note', revision: 2, updated_at: after.updated_at });

@@ -26,7 +26,13 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function send(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, body?: unknown, headers: Record<string, string> = {}, integration: TestIntegration = w.a) {
+async function send(
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  integration: TestIntegration = w.a,
+) {
   await ctx.advanceClock(60);
   return ctx.api(integration.apiKey, method, path, body, headers);
 }
@@ -99,7 +105,11 @@ describe('property input caps (POST /properties, PUT /properties/{property})', (
       ...propertyBody(externalId, 0),
       name: chars(255, 'N'),
       description: chars(2000, 'D'),
-      units: units(50, (i) => ({ name: `${chars(250, 'U')}${String(i).padStart(5, '0')}`, external_id: `${externalIdOf(120)}-${String(i).padStart(7, '0')}`, code: chars(64, 'C') })),
+      units: units(50, (i) => ({
+        name: `${chars(250, 'U')}${String(i).padStart(5, '0')}`,
+        external_id: `${externalIdOf(120)}-${String(i).padStart(7, '0')}`,
+        code: chars(64, 'C'),
+      })),
     };
     const res = await create(body);
     expectStatus(res, 201);
@@ -144,7 +154,11 @@ describe('bulk caps (POST and PUT /properties/bulk)', () => {
     await expectRefused(() => bulkCreate([{ ...propertyBody(newRef('K'), 1), units: units(51) }]), 'properties.0.units', 50);
     await expectRefused(() => bulkCreate([{ ...propertyBody(newRef('K'), 1), external_id: 'no spaces allowed' }]), 'properties.0.external_id');
     await expectRefused(() => bulkUpdate([{ doorloom_id: w.villaA.id, description: chars(2001) }]), 'properties.0.description', 2000);
-    await expectRefused(() => bulkUpdate([{ doorloom_id: w.villaA.id, units: [{ external_id: externalIdOf(129), name: 'x' }] }]), 'properties.0.units.0.external_id', 128);
+    await expectRefused(
+      () => bulkUpdate([{ doorloom_id: w.villaA.id, units: [{ external_id: externalIdOf(129), name: 'x' }] }]),
+      'properties.0.units.0.external_id',
+      128,
+    );
   });
 });
 
@@ -245,7 +259,9 @@ describe('Idempotency-Key: 8 to 128 visible ASCII characters', () => {
         expect(res.json()).toEqual(failure('IDEMPOTENCY_KEY_REQUIRED'));
         expect(res.json().message).toMatch(/8 to 128/);
         // nothing at all: not even an idempotency record (send()'s clock move is a staff call, which may record its token's use)
-        expect(changedTables(before, await tableDigest(ctx, [])).filter((t) => !['rate_limit_counters', 'service_clock', 'staff_tokens'].includes(t))).toEqual([]);
+        expect(changedTables(before, await tableDigest(ctx, [])).filter((t) => !['rate_limit_counters', 'service_clock', 'staff_tokens'].includes(t))).toEqual(
+          [],
+        );
       }
       expectStatus(await send('POST', path, body(), { 'idempotency-key': keyOf(8) }), 201);
       expectStatus(await send('POST', path, body(), { 'idempotency-key': keyOf(128) }), 201);
@@ -258,11 +274,31 @@ describe('arrays far over their cap: one refusal on the array, no message per it
   const cases: Array<[string, () => Promise<LightMyRequestResponse>, string, number]> = [
     ['POST /properties units[] of valid entries', () => create({ ...propertyBody(newRef('L'), 0), units: units(ENTRIES) }), 'units', 50],
     ['POST /properties units[] of invalid entries', () => create({ ...propertyBody(newRef('L'), 0), units: Array(ENTRIES).fill({ name: 7 }) }), 'units', 50],
-    ['POST /properties units[] of one repeated entry', () => create({ ...propertyBody(newRef('L'), 0), units: Array(ENTRIES).fill({ name: 'Same', external_id: 'same' }) }), 'units', 50],
-    ['PUT /properties/{property} units[] of one repeated entry', () => send('PUT', `/properties/${w.villaA.id}`, { units: Array(ENTRIES).fill({ inventory_id: 1 }) }), 'units', 50],
-    ['POST /bookings units[] of one repeated unit', () => book({ ...bookingBody(ctx, big, 5), units: Array(ENTRIES).fill({ external_unit_id: big.aliases[0] }) }), 'units', 20],
+    [
+      'POST /properties units[] of one repeated entry',
+      () => create({ ...propertyBody(newRef('L'), 0), units: Array(ENTRIES).fill({ name: 'Same', external_id: 'same' }) }),
+      'units',
+      50,
+    ],
+    [
+      'PUT /properties/{property} units[] of one repeated entry',
+      () => send('PUT', `/properties/${w.villaA.id}`, { units: Array(ENTRIES).fill({ inventory_id: 1 }) }),
+      'units',
+      50,
+    ],
+    [
+      'POST /bookings units[] of one repeated unit',
+      () => book({ ...bookingBody(ctx, big, 5), units: Array(ENTRIES).fill({ external_unit_id: big.aliases[0] }) }),
+      'units',
+      20,
+    ],
     ['PUT /properties/{property} units[]', () => send('PUT', `/properties/${w.villaA.id}`, { units: Array(ENTRIES).fill({ inventory_id: 'x' }) }), 'units', 50],
-    ['POST /properties/bulk properties[]', () => send('POST', '/properties/bulk', { properties: Array(ENTRIES).fill({}) }, { 'idempotency-key': newKey() }), 'properties', 25],
+    [
+      'POST /properties/bulk properties[]',
+      () => send('POST', '/properties/bulk', { properties: Array(ENTRIES).fill({}) }, { 'idempotency-key': newKey() }),
+      'properties',
+      25,
+    ],
     ['PUT /properties/bulk properties[]', () => send('PUT', '/properties/bulk', { properties: Array(ENTRIES).fill({ doorloom_id: 'x' }) }), 'properties', 25],
     ['POST /bookings units[]', () => book({ ...bookingBody(ctx, big, 5), units: Array(ENTRIES).fill({ adults: 99 }) }), 'units', 20],
     ['PATCH /bookings/{id} units[]', () => send('PATCH', `/bookings/${w.bookingA.id}`, { units: Array(ENTRIES).fill({ children: -1 }) }), 'units', 20],

@@ -70,13 +70,28 @@ describe('property endpoints: another integration’s property is a missing prop
     expectStatus(await ctx.api(w.a.apiKey, 'GET', `/properties/${w.villaA.id}`), 200);
     expectStatus(await ctx.api(w.a.apiKey, 'GET', `/properties/${enc(w.shared.externalIdA)}`), 200);
     await expectSameAsMissing('GET /properties/{property}', (ref) => ctx.api(w.a.apiKey, 'GET', `/properties/${enc(ref)}`), foreignProperties(), missingId);
-    await expectSameAsMissing('GET /properties/{external_id}', (ref) => ctx.api(w.a.apiKey, 'GET', `/properties/${enc(ref)}`), foreignProperties(), newRef('NOPE'));
+    await expectSameAsMissing(
+      'GET /properties/{external_id}',
+      (ref) => ctx.api(w.a.apiKey, 'GET', `/properties/${enc(ref)}`),
+      foreignProperties(),
+      newRef('NOPE'),
+    );
   });
 
   it('PUT /properties/{property}, with a valid body and with an invalid one', async () => {
     for (const body of [{ name: 'Taken over' }, { name: 'Taken over', units: [{ inventory_id: w.villaB.unitIds[0], name: 'Mine now' }] }]) {
-      await expectSameAsMissing('PUT /properties/{property}', (ref) => ctx.api(w.a.apiKey, 'PUT', `/properties/${enc(ref)}`, body), foreignProperties(), missingId);
-      await expectSameAsMissing('PUT /properties/{external_id}', (ref) => ctx.api(w.a.apiKey, 'PUT', `/properties/${enc(ref)}`, body), foreignProperties(), newRef('NOPE'));
+      await expectSameAsMissing(
+        'PUT /properties/{property}',
+        (ref) => ctx.api(w.a.apiKey, 'PUT', `/properties/${enc(ref)}`, body),
+        foreignProperties(),
+        missingId,
+      );
+      await expectSameAsMissing(
+        'PUT /properties/{external_id}',
+        (ref) => ctx.api(w.a.apiKey, 'PUT', `/properties/${enc(ref)}`, body),
+        foreignProperties(),
+        newRef('NOPE'),
+      );
     }
     // an archived property of another integration is not found, rather than PROPERTY_ARCHIVED
     await expectSameAsMissing(
@@ -155,7 +170,12 @@ describe('booking endpoints: another integration’s booking is a missing bookin
     const label = Object.keys(headers).length ? ' with a stale If-Match' : '';
     it(`PATCH by id and by external id${label}`, async () => {
       const body = { notes: 'Hijacked', guest: { name: 'Mallory' } };
-      await expectSameAsMissing(`PATCH /bookings/{id}${label}`, (ref) => ctx.api(w.a.apiKey, 'PATCH', `/bookings/${ref}`, body, headers), foreignIds(), missingId);
+      await expectSameAsMissing(
+        `PATCH /bookings/{id}${label}`,
+        (ref) => ctx.api(w.a.apiKey, 'PATCH', `/bookings/${ref}`, body, headers),
+        foreignIds(),
+        missingId,
+      );
       await expectSameAsMissing(
         `PATCH /bookings/external/{external_booking_id}${label}`,
         (ref) => ctx.api(w.a.apiKey, 'PATCH', `/bookings/external/${enc(ref)}`, body, headers),
@@ -165,7 +185,12 @@ describe('booking endpoints: another integration’s booking is a missing bookin
     });
 
     it(`cancel by id and by external id${label}`, async () => {
-      await expectSameAsMissing(`POST /bookings/{id}/cancel${label}`, (ref) => ctx.api(w.a.apiKey, 'POST', `/bookings/${ref}/cancel`, { reason: 'x' }, headers), foreignIds(), missingId);
+      await expectSameAsMissing(
+        `POST /bookings/{id}/cancel${label}`,
+        (ref) => ctx.api(w.a.apiKey, 'POST', `/bookings/${ref}/cancel`, { reason: 'x' }, headers),
+        foreignIds(),
+        missingId,
+      );
       await expectSameAsMissing(
         `POST /bookings/external/{external_booking_id}/cancel${label}`,
         (ref) => ctx.api(w.a.apiKey, 'POST', `/bookings/external/${enc(ref)}/cancel`, undefined, headers),
@@ -179,7 +204,12 @@ describe('booking endpoints: another integration’s booking is a missing bookin
     const victim = await ctx.api(w.b.apiKey, 'POST', '/bookings', bookingBody(ctx, w.villaB, 40), { 'idempotency-key': newKey() });
     expectStatus(victim, 201);
     expectStatus(await ctx.api(w.b.apiKey, 'POST', `/bookings/${victim.json().data.id}/cancel`), 200);
-    await expectSameAsMissing('POST /bookings/{id}/cancel', (ref) => ctx.api(w.a.apiKey, 'POST', `/bookings/${ref}/cancel`), { "B's cancelled booking": victim.json().data.id }, missingId);
+    await expectSameAsMissing(
+      'POST /bookings/{id}/cancel',
+      (ref) => ctx.api(w.a.apiKey, 'POST', `/bookings/${ref}/cancel`),
+      { "B's cancelled booking": victim.json().data.id },
+      missingId,
+    );
   });
 
   it('GET /bookings?property_id= of a foreign property answers like a missing property, with no bookings', async () => {
@@ -190,13 +220,24 @@ describe('booking endpoints: another integration’s booking is a missing bookin
     for (const id of [w.villaB.id, w.uncovered.id]) expect(answer(await list(String(id)))).toEqual(answer(missing));
     // C covers the shared property too, but sees only its own booking and the host's there
     const c = await ctx.api(w.c.apiKey, 'GET', `/bookings?property_id=${w.shared.id}`);
-    expect(c.json().data.map((b: { id: number }) => b.id).sort()).toEqual([w.bookingC.id, w.hostBookingShared.id].sort());
+    expect(
+      c
+        .json()
+        .data.map((b: { id: number }) => b.id)
+        .sort(),
+    ).toEqual([w.bookingC.id, w.hostBookingShared.id].sort());
   });
 
   it('POST /bookings naming a foreign property is PROPERTY_NOT_MAPPED exactly like a missing one, and creates nothing', async () => {
     const before = await tableDigest(ctx);
     const post = (property: Record<string, unknown>) =>
-      ctx.api(w.a.apiKey, 'POST', '/bookings', { ...bookingBody(ctx, w.villaA, 50), external_booking_id: 'SCOPE-1', property, units: [{ adults: 1 }] }, { 'idempotency-key': newKey() });
+      ctx.api(
+        w.a.apiKey,
+        'POST',
+        '/bookings',
+        { ...bookingBody(ctx, w.villaA, 50), external_booking_id: 'SCOPE-1', property, units: [{ adults: 1 }] },
+        { 'idempotency-key': newKey() },
+      );
     const byId = answer(await post({ doorloom_id: missingId }));
     expect(byId).toMatchObject({ status: 422, body: { success: false, code: 'PROPERTY_NOT_MAPPED' } });
     for (const id of [w.villaB.id, w.uncovered.id]) expect(answer(await post({ doorloom_id: id }))).toEqual(byId);
@@ -230,14 +271,26 @@ describe('every route, read from the app', () => {
     switch (param) {
       case 'property':
         return {
-          foreign: { "B's property": w.villaB.id, "B's external_id": w.villaB.externalId, 'an uncovered property': w.uncovered.id, "C's external_id": w.shared.externalIdC },
+          foreign: {
+            "B's property": w.villaB.id,
+            "B's external_id": w.villaB.externalId,
+            'an uncovered property': w.uncovered.id,
+            "C's external_id": w.shared.externalIdC,
+          },
           missing: [missingId, newRef('NOPE')],
         };
       case 'id':
-        return { foreign: { "B's booking": w.bookingB.id, "C's booking": w.bookingC.id, 'an invisible host booking': w.hostBookingUncovered.id }, missing: [missingId] };
+        return {
+          foreign: { "B's booking": w.bookingB.id, "C's booking": w.bookingC.id, 'an invisible host booking': w.hostBookingUncovered.id },
+          missing: [missingId],
+        };
       case 'external_booking_id':
         return {
-          foreign: { "B's booking": w.bookingB.externalId, "C's booking": w.bookingC.externalId, 'an invisible host booking': w.hostBookingUncovered.externalId },
+          foreign: {
+            "B's booking": w.bookingB.externalId,
+            "C's booking": w.bookingC.externalId,
+            'an invisible host booking': w.hostBookingUncovered.externalId,
+          },
           missing: [newRef('NOPE')],
         };
       default:
@@ -325,12 +378,20 @@ describe('lists never carry another integration’s records', () => {
   }
 
   it('GET /properties: exactly the covered properties, in every filter and page', async () => {
-    const ids = (res: LightMyRequestResponse) => res.json().data.properties.map((p: { doorloom_id: number }) => p.doorloom_id).sort((x: number, y: number) => x - y);
+    const ids = (res: LightMyRequestResponse) =>
+      res
+        .json()
+        .data.properties.map((p: { doorloom_id: number }) => p.doorloom_id)
+        .sort((x: number, y: number) => x - y);
     const mine = [w.villaA.id, w.archivedA.id, w.shared.id].sort((x, y) => x - y);
     const everything = await all(w.a, '/properties?per_page=200');
     expect(ids(everything)).toEqual(mine);
     expect(everything.json().pagination.total).toBe(3);
-    const paged = [...ids(await all(w.a, '/properties?per_page=1&page=1')), ...ids(await all(w.a, '/properties?per_page=1&page=2')), ...ids(await all(w.a, '/properties?per_page=1&page=3'))];
+    const paged = [
+      ...ids(await all(w.a, '/properties?per_page=1&page=1')),
+      ...ids(await all(w.a, '/properties?per_page=1&page=2')),
+      ...ids(await all(w.a, '/properties?per_page=1&page=3')),
+    ];
     expect(paged.sort((x, y) => x - y)).toEqual(mine);
     expect(ids(await all(w.a, '/properties?per_page=1&page=4'))).toEqual([]);
     for (const status of ['active', 'inactive', 'archived']) {
@@ -339,17 +400,30 @@ describe('lists never carry another integration’s records', () => {
     for (const secret of secretsOfOthers()) expect(everything.body).not.toContain(secret);
     // C sees the shared property under its own external id only
     const c = await all(w.c, '/properties');
-    expect(c.json().data.properties.map((p: { doorloom_id: number; external_id: string }) => [p.doorloom_id, p.external_id])).toEqual([[w.shared.id, w.shared.externalIdC]]);
+    expect(c.json().data.properties.map((p: { doorloom_id: number; external_id: string }) => [p.doorloom_id, p.external_id])).toEqual([
+      [w.shared.id, w.shared.externalIdC],
+    ]);
     expect(c.body).not.toContain(w.shared.externalIdA);
   });
 
   it('GET /bookings: own bookings and host bookings on covered properties, in every filter', async () => {
     const mine = [w.bookingA.id, w.bookingASharedProperty.id, w.hostBookingShared.id].sort((x, y) => x - y);
-    const ids = (res: LightMyRequestResponse) => res.json().data.map((b: { id: number }) => b.id).sort((x: number, y: number) => x - y);
+    const ids = (res: LightMyRequestResponse) =>
+      res
+        .json()
+        .data.map((b: { id: number }) => b.id)
+        .sort((x: number, y: number) => x - y);
     const everything = await all(w.a, '/bookings?per_page=200');
     expect(ids(everything)).toEqual(mine);
     expect(everything.json().pagination.total).toBe(3);
-    for (const query of ['status=confirmed', 'status=cancelled', `property_id=${w.shared.id}`, `updated_since=2000-01-01`, `check_in_from=${day(ctx, 0)}`, 'per_page=1&page=2']) {
+    for (const query of [
+      'status=confirmed',
+      'status=cancelled',
+      `property_id=${w.shared.id}`,
+      `updated_since=2000-01-01`,
+      `check_in_from=${day(ctx, 0)}`,
+      'per_page=1&page=2',
+    ]) {
       for (const id of ids(await all(w.a, `/bookings?${query}`))) expect(mine, query).toContain(id);
     }
     for (const secret of secretsOfOthers()) expect(everything.body).not.toContain(secret);

@@ -79,13 +79,19 @@ describe('stored secrets', () => {
     const second = await ctx.createIntegration();
     const rotated = (await ctx.staff('POST', `/integrations/${second.id}/webhook-secret/rotate`)).json().data.webhook_secret as string;
     // as an earlier version left them
-    await ctx.deps.db.updateTable('integrations').set({ webhook_secret_enc: sealV1(key, first.webhookSecret) }).where('id', '=', first.id).execute();
+    await ctx.deps.db
+      .updateTable('integrations')
+      .set({ webhook_secret_enc: sealV1(key, first.webhookSecret) })
+      .where('id', '=', first.id)
+      .execute();
     await ctx.deps.db
       .updateTable('integrations')
       .set({ webhook_secret_enc: sealV1(key, rotated), webhook_secret_prev_enc: sealV1(key, second.webhookSecret) })
       .where('id', '=', second.id)
       .execute();
-    expect(() => liveWebhookSecrets(ctx.deps, { id: first.id, webhook_secret_enc: sealV1(key, 'x'), webhook_secret_prev_enc: null, webhook_secret_prev_expires_at: null })).toThrow();
+    expect(() =>
+      liveWebhookSecrets(ctx.deps, { id: first.id, webhook_secret_enc: sealV1(key, 'x'), webhook_secret_prev_enc: null, webhook_secret_prev_expires_at: null }),
+    ).toThrow();
 
     // two processes starting together: the rows are done once
     const counts = await Promise.all([resealWebhookSecrets(ctx.deps), resealWebhookSecrets(ctx.deps)]);
@@ -102,7 +108,11 @@ describe('stored secrets', () => {
 
   it('an old secret that the configured key cannot open stops the start with a configuration error', async () => {
     const integration = await ctx.createIntegration();
-    await ctx.deps.db.updateTable('integrations').set({ webhook_secret_enc: sealV1(randomBytes(32), 'whsec_other_key') }).where('id', '=', integration.id).execute();
+    await ctx.deps.db
+      .updateTable('integrations')
+      .set({ webhook_secret_enc: sealV1(randomBytes(32), 'whsec_other_key') })
+      .where('id', '=', integration.id)
+      .execute();
     await expect(resealWebhookSecrets(ctx.deps)).rejects.toThrow(ConfigError);
     await expect(resealWebhookSecrets(ctx.deps)).rejects.toThrow(`SECRETS_KEY does not open the stored webhook secret of integration ${integration.id}`);
     // nothing was changed

@@ -70,7 +70,16 @@ const FORBIDDEN: Array<[address: string, range: string]> = [
   ['e000::1', 'outside global unicast 2000::/3'],
 ];
 
-const ALLOWED = ['8.8.8.8', '93.184.216.34', '1.1.1.1', '100.128.0.1', '172.32.0.1', '2606:4700:4700::1111', '2a00:1450:4001:81c::200e', '2001:4860:4860::8888'];
+const ALLOWED = [
+  '8.8.8.8',
+  '93.184.216.34',
+  '1.1.1.1',
+  '100.128.0.1',
+  '172.32.0.1',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001:81c::200e',
+  '2001:4860:4860::8888',
+];
 
 /** Forms of local names and of loopback that must be refused when staff set the URL. */
 const FORBIDDEN_URLS = [
@@ -175,9 +184,7 @@ describe('when a delivery connects', () => {
     const resolver = ((_host: string, _options: LookupOptions, cb: (e: Error | null, a: unknown) => void) =>
       cb(null, [{ address, family: address.includes(':') ? 6 : 4 }])) as never;
     const lookup = guardedLookup(resolver);
-    return new Promise<unknown>((resolve, reject) =>
-      lookup('target.example.com', { all }, (error, result) => (error ? reject(error) : resolve(result))),
-    );
+    return new Promise<unknown>((resolve, reject) => lookup('target.example.com', { all }, (error, result) => (error ? reject(error) : resolve(result))));
   };
 
   it.each(FORBIDDEN)('refuses a name resolving to %s (%s)', async (address) => {

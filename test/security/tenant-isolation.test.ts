@@ -50,7 +50,14 @@ const sandbox = (path: string, body?: unknown, headers?: Record<string, string>)
 const hostBooking = (extra: Record<string, unknown> = {}, nights = [20, 21]) =>
   sandbox(`/properties/${villaA.id}/bookings`, { check_in: day(ctx, nights[0]), check_out: day(ctx, nights[1]), ...extra }, { 'idempotency-key': newKey() });
 const staffHostBooking = (villa: Villa, extra: Record<string, unknown> = {}, nights = [20, 21]) =>
-  ctx.staff('POST', `/properties/${villa.id}/bookings`, { check_in: day(ctx, nights[0]), check_out: day(ctx, nights[1]), units: [{ adults: 1 }], guest: { name: 'Host' }, pricing: { total: 0 }, ...extra });
+  ctx.staff('POST', `/properties/${villa.id}/bookings`, {
+    check_in: day(ctx, nights[0]),
+    check_out: day(ctx, nights[1]),
+    units: [{ adults: 1 }],
+    guest: { name: 'Host' },
+    pricing: { total: 0 },
+    ...extra,
+  });
 
 describe('host booking ids are each brand’s own', () => {
   it('an id another brand uses behaves as a fresh one, both ways; the same brand still refuses it without naming anything else', async () => {
@@ -91,7 +98,13 @@ describe('the sandbox brand’s clock, advanced 40 days', () => {
     const shortLived = minted.json().data.token as string;
     // An address locked out before the move.
     const lockedIp = '198.51.100.40';
-    const guess = () => ctx.app.inject({ method: 'GET', url: `${STAFF_PREFIX}/staff-tokens`, remoteAddress: lockedIp, headers: { authorization: `Bearer dls_${'z'.repeat(40)}` } });
+    const guess = () =>
+      ctx.app.inject({
+        method: 'GET',
+        url: `${STAFF_PREFIX}/staff-tokens`,
+        remoteAddress: lockedIp,
+        headers: { authorization: `Bearer dls_${'z'.repeat(40)}` },
+      });
     for (let n = 0; n < 10; n++) expect((await guess()).statusCode).toBe(401);
     expect((await guess()).statusCode).toBe(429);
     const serviceBefore = ctx.deps.clock.offsetSeconds();
@@ -109,9 +122,17 @@ describe('the sandbox brand’s clock, advanced 40 days', () => {
     const tomorrow = await book(ctx, b, villaB, { check_in: day(ctx, 1), check_out: day(ctx, 2) });
     expect(tomorrow.status).toBe('confirmed');
     // A: its today is 40 days on, so a check-in 10 days from real today is in its past.
-    const past = await ctx.api(a.apiKey, 'POST', '/bookings', bookingBody(ctx, villaA, { check_in: day(ctx, 10), check_out: day(ctx, 11) }), { 'idempotency-key': newKey() });
+    const past = await ctx.api(a.apiKey, 'POST', '/bookings', bookingBody(ctx, villaA, { check_in: day(ctx, 10), check_out: day(ctx, 11) }), {
+      'idempotency-key': newKey(),
+    });
     expect(past.statusCode, past.body).toBe(422);
-    expect((await ctx.api(a.apiKey, 'POST', '/bookings', bookingBody(ctx, villaA, { check_in: day(ctx, 45), check_out: day(ctx, 46) }), { 'idempotency-key': newKey() })).statusCode).toBe(201);
+    expect(
+      (
+        await ctx.api(a.apiKey, 'POST', '/bookings', bookingBody(ctx, villaA, { check_in: day(ctx, 45), check_out: day(ctx, 46) }), {
+          'idempotency-key': newKey(),
+        })
+      ).statusCode,
+    ).toBe(201);
 
     // Staff token expiry and the lockout read the service clock.
     expect((await staffRequest(ctx.app, shortLived, 'GET', '/staff-tokens')).statusCode).toBe(200);
@@ -122,7 +143,11 @@ describe('the sandbox brand’s clock, advanced 40 days', () => {
     const seqA = receiver.of(a.slug).length;
     const bBooking = await book(ctx, b, villaB, { check_in: day(ctx, 3), check_out: day(ctx, 4) });
     expect((await sandbox(`/properties/${villaA.id}/block`, { from: day(ctx, 50), to: day(ctx, 50) })).statusCode).toBe(200);
-    const parsed = (slug: string, from: number) => receiver.of(slug).slice(from).map((r) => ({ request: r, event: JSON.parse(r.body) }));
+    const parsed = (slug: string, from: number) =>
+      receiver
+        .of(slug)
+        .slice(from)
+        .map((r) => ({ request: r, event: JSON.parse(r.body) }));
     const bEvent = () => parsed(b.slug, seqB).find((e) => e.event.type === 'booking.changed' && e.event.data.booking.id === bBooking.id);
     const aEvent = () => parsed(a.slug, seqA).find((e) => e.event.type === 'availability.changed' && e.event.window?.from === day(ctx, 50));
     await receiver.waitFor(() => bEvent() !== undefined && aEvent() !== undefined, 20_000, 'the new events of both brands');
@@ -204,19 +229,37 @@ describe('sandbox bodies', () => {
 });
 
 describe('hidden routes', () => {
-  const answer = (res: LightMyRequestResponse) => ({ status: res.statusCode, body: res.json(), allow: res.headers.allow, limit: res.headers['x-ratelimit-limit'] });
+  const answer = (res: LightMyRequestResponse) => ({
+    status: res.statusCode,
+    body: res.json(),
+    allow: res.headers.allow,
+    limit: res.headers['x-ratelimit-limit'],
+  });
   const post = (key: string | null, path: string, payload: string, ip: string, contentType = 'application/json') =>
-    ctx.app.inject({ method: 'POST', url: API_PREFIX + path, remoteAddress: ip, payload, headers: { 'content-type': contentType, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+    ctx.app.inject({
+      method: 'POST',
+      url: API_PREFIX + path,
+      remoteAddress: ip,
+      payload,
+      headers: { 'content-type': contentType, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    });
 
   it('answer exactly as an unknown path: malformed JSON, media types, wrong methods, bad keys', async () => {
     const ip = '198.51.100.7';
     const hidden = `/sandbox/properties/${villaB.id}/block`;
     for (const key of [b.apiKey, null, `dlk_${'q'.repeat(40)}`]) {
-      for (const [payload, type] of [['{"from":', 'application/json'], ['{}', 'application/json'], ['from=1', 'text/plain']] as const) {
-        expect(answer(await post(key, hidden, payload, ip, type)), `${key} ${payload}`).toEqual(answer(await post(key, '/sandboxes/nothing', payload, ip, type)));
+      for (const [payload, type] of [
+        ['{"from":', 'application/json'],
+        ['{}', 'application/json'],
+        ['from=1', 'text/plain'],
+      ] as const) {
+        expect(answer(await post(key, hidden, payload, ip, type)), `${key} ${payload}`).toEqual(
+          answer(await post(key, '/sandboxes/nothing', payload, ip, type)),
+        );
       }
       for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-        const at = (path: string) => ctx.app.inject({ method, url: API_PREFIX + path, remoteAddress: ip, headers: key ? { authorization: `Bearer ${key}` } : {} });
+        const at = (path: string) =>
+          ctx.app.inject({ method, url: API_PREFIX + path, remoteAddress: ip, headers: key ? { authorization: `Bearer ${key}` } : {} });
         expect(answer(await at(hidden))).toEqual(answer(await at('/sandboxes/nothing')));
       }
     }
@@ -231,7 +274,9 @@ describe('hidden routes', () => {
     const over = answer(await post(b.apiKey, '/sandboxes/nothing', '{}', ip));
     expect(over.status).toBe(429);
     expect(answer(await post(b.apiKey, `/sandbox/properties/${villaB.id}/block`, '{}', ip))).toEqual(over);
-    expect(answer(await post(b.apiKey, `/sandbox/properties/${villaB.id}/block`, '{"from":', ip))).toEqual(answer(await post(b.apiKey, '/sandboxes/nothing', '{"from":', ip)));
+    expect(answer(await post(b.apiKey, `/sandbox/properties/${villaB.id}/block`, '{"from":', ip))).toEqual(
+      answer(await post(b.apiKey, '/sandboxes/nothing', '{"from":', ip)),
+    );
   });
 });
 
@@ -243,7 +288,12 @@ describe('client addresses', () => {
     await app.ready();
     try {
       const from = (forwarded: string, token: string) =>
-        app.inject({ method: 'GET', url: `${STAFF_PREFIX}/staff-tokens`, remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': forwarded, authorization: `Bearer ${token}` } });
+        app.inject({
+          method: 'GET',
+          url: `${STAFF_PREFIX}/staff-tokens`,
+          remoteAddress: '10.0.0.1',
+          headers: { 'x-forwarded-for': forwarded, authorization: `Bearer ${token}` },
+        });
       for (let n = 0; n < 10; n++) expect((await from('203.0.113.77', `dls_${'w'.repeat(40)}`)).statusCode).toBe(401);
       expect((await from('203.0.113.77', `dls_${'w'.repeat(40)}`)).statusCode).toBe(429);
       expect((await from('203.0.113.78', `dls_${'w'.repeat(40)}`)).statusCode).toBe(401);

@@ -81,8 +81,15 @@ describe('staff API rate limits', () => {
     expectRateLimited(await call(ctx, ip, wrong));
     // Known from this address: evaluated, on the staff API, /metrics and the partner API alike.
     expect((await call(ctx, ip, STAFF_TOKEN)).statusCode).toBe(200);
-    expect((await ctx.app.inject({ method: 'GET', url: '/metrics', remoteAddress: ip, headers: { authorization: `Bearer ${STAFF_TOKEN}` } })).statusCode).toBe(200);
-    const partner = await ctx.app.inject({ method: 'GET', url: '/api/integrations/v1/me', remoteAddress: ip, headers: { authorization: `Bearer ${STAFF_TOKEN}` } });
+    expect((await ctx.app.inject({ method: 'GET', url: '/metrics', remoteAddress: ip, headers: { authorization: `Bearer ${STAFF_TOKEN}` } })).statusCode).toBe(
+      200,
+    );
+    const partner = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/integrations/v1/me',
+      remoteAddress: ip,
+      headers: { authorization: `Bearer ${STAFF_TOKEN}` },
+    });
     expect(partner.json()).toMatchObject(failure('NOT_INTEGRATION_TOKEN'));
     // Right, but never verified from here: not evaluated until the lockout ends.
     expectRateLimited(await call(ctx, ip, other));
@@ -118,7 +125,8 @@ describe('staff API rate limits', () => {
   it('a malformed Authorization header counts as a failure', async () => {
     startOfNextWindow(ctx);
     const ip = freshAddress();
-    const malformed = () => ctx.app.inject({ method: 'GET', url: `${STAFF_PREFIX}/staff-tokens`, remoteAddress: ip, headers: { authorization: 'Basic Zm9vOmJhcg==' } });
+    const malformed = () =>
+      ctx.app.inject({ method: 'GET', url: `${STAFF_PREFIX}/staff-tokens`, remoteAddress: ip, headers: { authorization: 'Basic Zm9vOmJhcg==' } });
     for (let n = 0; n < 10; n++) expect((await malformed()).statusCode).toBe(401);
     expectRateLimited(await malformed());
     expectRateLimited(await call(ctx, ip, STAFF_TOKEN));

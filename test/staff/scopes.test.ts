@@ -149,7 +149,11 @@ describe('audit lines', () => {
         scope: 'operator',
         expires_at: minted.expires_at,
       });
-      expect(lines.find((l) => l.msg === 'staff token revoked')).toMatchObject({ level: 30, staff_token_id: admin.staff_token.id, revoked_staff_token_id: minted.id });
+      expect(lines.find((l) => l.msg === 'staff token revoked')).toMatchObject({
+        level: 30,
+        staff_token_id: admin.staff_token.id,
+        revoked_staff_token_id: minted.id,
+      });
       // the token itself is in no line
       expect(JSON.stringify(lines)).not.toContain(res.json().data.token);
     } finally {

@@ -6,7 +6,17 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createClock } from '../../src/lib/clock.js';
 import { ensureStaffToken } from '../../src/modules/integrations/integrations.service.js';
-import { createTestContext, databaseUrl, failure, poolMode, STAFF_TOKEN, staffRequest, startSecondApp, type SecondApp, type TestContext } from '../helpers/context.js';
+import {
+  createTestContext,
+  databaseUrl,
+  failure,
+  poolMode,
+  STAFF_TOKEN,
+  staffRequest,
+  startSecondApp,
+  type SecondApp,
+  type TestContext,
+} from '../helpers/context.js';
 import { eventually } from '../webhooks/helpers.js';
 
 let ctx: TestContext;
@@ -100,7 +110,8 @@ describe('named staff tokens', () => {
     const list = res.json().data as Array<Record<string, unknown>>;
     expect(list.find((t) => t.id === staff_token.id)).toEqual({ ...staff_token, last_used_at: null });
     expect(list.find((t) => t.kind === 'bootstrap')).toMatchObject({ name: 'STAFF_TOKEN', revoked_at: null });
-    for (const entry of list) expect(Object.keys(entry).sort()).toEqual(['created_at', 'expires_at', 'id', 'kind', 'last_used_at', 'name', 'revoked_at', 'scope']);
+    for (const entry of list)
+      expect(Object.keys(entry).sort()).toEqual(['created_at', 'expires_at', 'id', 'kind', 'last_used_at', 'name', 'revoked_at', 'scope']);
     expect(res.body).not.toContain(token);
     expect(res.body).not.toContain(token.slice(4));
     const hashes = await ctx.deps.db.selectFrom('staff_tokens').select('token_hash').execute();
@@ -148,7 +159,8 @@ describe('named staff tokens', () => {
   it('records the last use at most once a minute', async () => {
     const { token, staff_token } = await mint('used');
     const lastUsed = async () =>
-      ((await as(STAFF_TOKEN, 'GET', '/staff-tokens')).json().data as Array<{ id: number; last_used_at: string | null }>).find((t) => t.id === staff_token.id)!.last_used_at;
+      ((await as(STAFF_TOKEN, 'GET', '/staff-tokens')).json().data as Array<{ id: number; last_used_at: string | null }>).find((t) => t.id === staff_token.id)!
+        .last_used_at;
     expect(await lastUsed()).toBeNull();
     await as(token, 'GET', '/staff-tokens');
     await eventually(async () => (await lastUsed()) !== null, 5000, 'first use recorded');
@@ -172,7 +184,9 @@ describe('request logs', () => {
       const { staff_token } = await mint('logged');
       const res = await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${staff_token.id}`, undefined, app);
       expect(res.statusCode).toBe(200);
-      const own = ((await as(STAFF_TOKEN, 'GET', '/staff-tokens', undefined, app)).json().data as Array<{ id: number; kind: string }>).find((t) => t.kind === 'bootstrap')!;
+      const own = ((await as(STAFF_TOKEN, 'GET', '/staff-tokens', undefined, app)).json().data as Array<{ id: number; kind: string }>).find(
+        (t) => t.kind === 'bootstrap',
+      )!;
       const completed = lines.filter((l) => l.msg === 'request completed');
       expect(completed.length).toBeGreaterThanOrEqual(2);
       for (const line of completed) expect(line.staff_token_id).toBe(own.id);
@@ -204,11 +218,11 @@ describe('bootstrap tokens at start', () => {
   it('STAFF_TOKEN is authoritative: a new value revokes the previous bootstrap tokens, named tokens stay', async () => {
     // the only admin tokens are the bootstrap ones (earlier tests minted named admin tokens)
     const live = (await as(STAFF_TOKEN, 'GET', '/staff-tokens?per_page=200')).json().data as Array<{ id: number; kind: string; scope: string }>;
-    for (const t of live.filter((t) => t.kind === 'named' && t.scope === 'admin')) expect((await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${t.id}`)).statusCode).toBe(200);
+    for (const t of live.filter((t) => t.kind === 'named' && t.scope === 'admin'))
+      expect((await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${t.id}`)).statusCode).toBe(200);
     const { token: named } = await mint('survivor');
     const next = `dls_${'N'.repeat(40)}`;
-    const restart = (staffToken: string | null) =>
-      ensureStaffToken({ ...ctx.deps, config: { ...ctx.deps.config, staffToken } });
+    const restart = (staffToken: string | null) => ensureStaffToken({ ...ctx.deps, config: { ...ctx.deps.config, staffToken } });
 
     expect(await restart(next)).toBeNull();
     expect((await as(STAFF_TOKEN, 'GET', '/staff-tokens')).statusCode).toBe(401);
@@ -223,7 +237,9 @@ describe('bootstrap tokens at start', () => {
     expect(generated).toMatch(/^dls_[A-Za-z0-9]{40}$/);
     expect((await as(next, 'GET', '/staff-tokens')).statusCode).toBe(401);
     expect((await as(named, 'GET', '/staff-tokens')).statusCode).toBe(200);
-    expect((await as(generated!, 'GET', '/staff-tokens')).json().data).toContainEqual(expect.objectContaining({ kind: 'bootstrap', scope: 'admin', name: 'generated at first start' }));
+    expect((await as(generated!, 'GET', '/staff-tokens')).json().data).toContainEqual(
+      expect.objectContaining({ kind: 'bootstrap', scope: 'admin', name: 'generated at first start' }),
+    );
     // a start after that has an admin token: nothing more is generated or revoked
     expect(await restart(null)).toBeNull();
     expect((await as(generated!, 'GET', '/staff-tokens')).statusCode).toBe(200);
@@ -262,7 +278,8 @@ describe('bootstrap tokens at start', () => {
     await app.ready();
     try {
       const list = (await as(STAFF_TOKEN, 'GET', '/staff-tokens', undefined, app)).json().data as Array<{ id: number; kind: string }>;
-      for (const t of list.filter((t) => t.kind === 'named')) expect((await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${t.id}`, undefined, app)).statusCode).toBe(200);
+      for (const t of list.filter((t) => t.kind === 'named'))
+        expect((await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${t.id}`, undefined, app)).statusCode).toBe(200);
       const [last] = (await as(STAFF_TOKEN, 'GET', '/staff-tokens', undefined, app)).json().data as Array<{ id: number }>;
       const res = await as(STAFF_TOKEN, 'DELETE', `/staff-tokens/${last.id}`, undefined, app);
       expect(res.statusCode).toBe(409);

@@ -29,7 +29,6 @@ async function integrationWithProperties(count: number, options: { horizon_days?
   return { integration, properties };
 }
 
-
 describe('POST /sync', () => {
   it('validates, counts every call, allows one sync per 24 hours and six calls per Asia/Kolkata day', async () => {
     const { integration, properties } = await integrationWithProperties(2);
@@ -55,7 +54,11 @@ describe('POST /sync', () => {
     // 5: accepted, types normalised to .changed names in the contract's order
     res = await sync(integration, { property_ids: properties, types: ['rates', 'availability.changed', 'rates.changed'] });
     expect(res.statusCode).toBe(202);
-    expect(res.json()).toEqual({ success: true, message: expect.any(String), data: { queued_properties: 2, horizon_days: 365, types: ['availability.changed', 'rates.changed'] } });
+    expect(res.json()).toEqual({
+      success: true,
+      message: expect.any(String),
+      data: { queued_properties: 2, horizon_days: 365, types: ['availability.changed', 'rates.changed'] },
+    });
     expect(res.headers['x-ratelimit-limit']).toBe('6');
     expect(res.headers['x-ratelimit-remaining']).toBe('1');
 
@@ -90,7 +93,11 @@ describe('POST /sync', () => {
     await ctx.advanceClock(rest);
     res = await sync(integration, {});
     expect(res.statusCode).toBe(202);
-    expect(res.json().data).toEqual({ queued_properties: 2, horizon_days: 365, types: ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed'] });
+    expect(res.json().data).toEqual({
+      queued_properties: 2,
+      horizon_days: 365,
+      types: ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed'],
+    });
   });
 
   it('accepts exactly one of two simultaneous requests', async () => {
@@ -139,7 +146,9 @@ describe('POST /sync', () => {
       await receiver.waitFor(() => receiver.of(integration.slug).length === events.length, 20_000);
       expect(receiver.of(integration.slug).map((r) => r.json.sequence)).toEqual(events.map((e) => e.sequence));
       const job = await ctx.deps.db.selectFrom('sync_jobs').selectAll().where('integration_id', '=', integration.id).executeTakeFirstOrThrow();
-      await eventually(async () => (await ctx.deps.db.selectFrom('sync_jobs').select('finished_at').where('id', '=', job.id).executeTakeFirstOrThrow()).finished_at !== null);
+      await eventually(
+        async () => (await ctx.deps.db.selectFrom('sync_jobs').select('finished_at').where('id', '=', job.id).executeTakeFirstOrThrow()).finished_at !== null,
+      );
     } finally {
       await runner.stop();
       await worker.stop();

@@ -66,7 +66,14 @@ describe('delivery by cursor', () => {
     expect((await marksOf(integration.id)).map((m) => [Number(m.sequence), m.skipped, m.failures])).toEqual([[1, false, 1]]);
 
     const successes = new Map(
-      (await ctx.deps.db.selectFrom('delivery_attempts').select(['sequence', 'attempted_at', 'duration_ms']).where('integration_id', '=', integration.id).where('success', '=', true).execute()).map((a) => [Number(a.sequence), a]),
+      (
+        await ctx.deps.db
+          .selectFrom('delivery_attempts')
+          .select(['sequence', 'attempted_at', 'duration_ms'])
+          .where('integration_id', '=', integration.id)
+          .where('success', '=', true)
+          .execute()
+      ).map((a) => [Number(a.sequence), a]),
     );
     expect((await attemptsOf(ctx, integration.id)).map((a) => a.success)).toEqual([false, true, true, true, true, true]);
     const rows = await replay(integration);
@@ -87,14 +94,42 @@ describe('delivery by cursor', () => {
   it('shows events skipped on the way as skipped, and splits the staff list by status', async () => {
     const integration = await ctx.createIntegration();
     await recordEvents(ctx, integration.id, 6);
-    await ctx.deps.db.updateTable('events').set({ created_at: new Date(ctx.deps.clock.nowMs() - 10_000) }).where('integration_id', '=', integration.id).execute();
+    await ctx.deps.db
+      .updateTable('events')
+      .set({ created_at: new Date(ctx.deps.clock.nowMs() - 10_000) })
+      .where('integration_id', '=', integration.id)
+      .execute();
     const at = new Date(ctx.deps.clock.nowMs() - 5_000);
     const answered = new Date(ctx.deps.clock.nowMs() - 2_000);
-    const attempt = (sequence: number, attemptedAt: Date, durationMs: number) =>
-      ({ integration_id: integration.id, event_id: `e${sequence}`, event_type: 'availability.changed', sequence, attempt: 1, attempted_at: attemptedAt, duration_ms: durationMs, status_code: 200, error: null, success: true, response_body: null, worker: 'test' });
+    const attempt = (sequence: number, attemptedAt: Date, durationMs: number) => ({
+      integration_id: integration.id,
+      event_id: `e${sequence}`,
+      event_type: 'availability.changed',
+      sequence,
+      attempt: 1,
+      attempted_at: attemptedAt,
+      duration_ms: durationMs,
+      status_code: 200,
+      error: null,
+      success: true,
+      response_body: null,
+      worker: 'test',
+    });
     // 1–2 delivered, 3 found unsubscribed when its turn came; then 4 delivered; 5–6 still to deliver
-    await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2], skipped: [3], attempts: [attempt(1, at, 0), attempt(2, at, 0)], touchSuccessAt: null });
-    await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [4], skipped: [], attempts: [attempt(4, answered, 250)], touchSuccessAt: null });
+    await writeOutcomes(ctx.deps.db, {
+      integrationId: integration.id,
+      delivered: [1, 2],
+      skipped: [3],
+      attempts: [attempt(1, at, 0), attempt(2, at, 0)],
+      touchSuccessAt: null,
+    });
+    await writeOutcomes(ctx.deps.db, {
+      integrationId: integration.id,
+      delivered: [4],
+      skipped: [],
+      attempts: [attempt(4, answered, 250)],
+      touchSuccessAt: null,
+    });
     expect(await cursorOf(integration.id)).toBe(4);
 
     const rows = await replay(integration);
@@ -107,13 +142,20 @@ describe('delivery by cursor', () => {
       { status: 'pending', attempts: 0, delivered_at: null },
     ]);
     const listed = async (status: string) =>
-      ((await ctx.staff('GET', `/integrations/${integration.id}/events?delivery_status=${status}`)).json().data as Array<{ sequence: number }>).map((r) => r.sequence);
+      ((await ctx.staff('GET', `/integrations/${integration.id}/events?delivery_status=${status}`)).json().data as Array<{ sequence: number }>).map(
+        (r) => r.sequence,
+      );
     expect(await listed('delivered')).toEqual([1, 2, 4]);
     expect(await listed('skipped')).toEqual([3]);
     expect(await listed('pending')).toEqual([5, 6]);
 
     const backlog = (await backlogByIntegration(ctx.deps.db, [integration.id])).get(integration.id);
-    const fifth = await ctx.deps.db.selectFrom('events').select('created_at').where('integration_id', '=', integration.id).where('sequence', '=', 5).executeTakeFirstOrThrow();
+    const fifth = await ctx.deps.db
+      .selectFrom('events')
+      .select('created_at')
+      .where('integration_id', '=', integration.id)
+      .where('sequence', '=', 5)
+      .executeTakeFirstOrThrow();
     expect(backlog).toEqual({ undelivered: 2, oldestAt: new Date(fifth.created_at), oldestBookingAt: null });
 
     // the backlog at a moment: recorded before it, not delivered by then (skipped never counts; 1 and 2 were answered 5 s ago)
@@ -133,13 +175,36 @@ describe('delivery by cursor', () => {
     await ctx.deps.db.deleteFrom('events').where('integration_id', '=', integration.id).where('sequence', '<=', 2).execute();
     await ctx.deps.db.updateTable('webhook_delivery_state').set({ undelivered: 2 }).where('integration_id', '=', integration.id).execute();
     const attempt = (sequence: number) => ({
-      integration_id: integration.id, event_id: `e${sequence}`, event_type: 'availability.changed', sequence, attempt: 1,
-      attempted_at: new Date(ctx.deps.clock.nowMs()), duration_ms: 5, status_code: 200, error: null, success: true, response_body: null, worker: 'test',
+      integration_id: integration.id,
+      event_id: `e${sequence}`,
+      event_type: 'availability.changed',
+      sequence,
+      attempt: 1,
+      attempted_at: new Date(ctx.deps.clock.nowMs()),
+      duration_ms: 5,
+      status_code: 200,
+      error: null,
+      success: true,
+      response_body: null,
+      worker: 'test',
     });
-    await writeOutcomes(ctx.deps.db, { integrationId: integration.id, delivered: [1, 2, 3], skipped: [], attempts: [1, 2, 3].map(attempt), touchSuccessAt: null });
-    const state = await ctx.deps.db.selectFrom('webhook_delivery_state').select(['undelivered', 'cursor']).where('integration_id', '=', integration.id).executeTakeFirstOrThrow();
+    await writeOutcomes(ctx.deps.db, {
+      integrationId: integration.id,
+      delivered: [1, 2, 3],
+      skipped: [],
+      attempts: [1, 2, 3].map(attempt),
+      touchSuccessAt: null,
+    });
+    const state = await ctx.deps.db
+      .selectFrom('webhook_delivery_state')
+      .select(['undelivered', 'cursor'])
+      .where('integration_id', '=', integration.id)
+      .executeTakeFirstOrThrow();
     expect({ undelivered: Number(state.undelivered), cursor: Number(state.cursor) }).toEqual({ undelivered: 1, cursor: 3 });
-    expect((await deliveryRows(ctx.deps.db, integration.id)).map((r) => [r.sequence, r.delivery_status])).toEqual([[3, 'delivered'], [4, 'pending']]);
+    expect((await deliveryRows(ctx.deps.db, integration.id)).map((r) => [r.sequence, r.delivery_status])).toEqual([
+      [3, 'delivered'],
+      [4, 'pending'],
+    ]);
   });
 
   it('moves the delivery facts of rows written by earlier releases into marks (the delivery_marks migration, down and up)', async () => {
@@ -152,11 +217,18 @@ describe('delivery by cursor', () => {
     // 3 skipped on the way, 4 pending with two failures
     await sql`update events set delivery_status = 'delivered', attempts = 2 where integration_id = ${integration.id} and sequence = 1`.execute(ctx.deps.db);
     await sql`update events set attempts = 2 where integration_id = ${integration.id} and sequence = 4`.execute(ctx.deps.db);
-    expect((await sql<{ s: string }>`select delivery_status as s from events where integration_id = ${integration.id} order by sequence`.execute(ctx.deps.db)).rows.map((r) => r.s)).toEqual(['delivered', 'pending', 'skipped', 'pending']);
+    expect(
+      (
+        await sql<{ s: string }>`select delivery_status as s from events where integration_id = ${integration.id} order by sequence`.execute(ctx.deps.db)
+      ).rows.map((r) => r.s),
+    ).toEqual(['delivered', 'pending', 'skipped', 'pending']);
     await deliveryMarksMigration.up(ctx.deps.db);
 
     expect((await rawRows(integration.id)).map((r) => r.delivery_status)).toEqual(['pending', 'pending', 'skipped', 'pending']);
-    expect((await marksOf(integration.id)).map((m) => [Number(m.sequence), m.skipped, m.failures])).toEqual([[1, false, 1], [4, false, 2]]);
+    expect((await marksOf(integration.id)).map((m) => [Number(m.sequence), m.skipped, m.failures])).toEqual([
+      [1, false, 1],
+      [4, false, 2],
+    ]);
     expect((await replay(integration)).map((r) => [r.sequence, r.delivery.status, r.delivery.attempts])).toEqual([
       [1, 'delivered', 2],
       [2, 'delivered', 1],

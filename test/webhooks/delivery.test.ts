@@ -23,7 +23,11 @@ afterAll(async () => {
 });
 
 const sequences = (slug: string) => receiver.of(slug).map((r) => r.json.sequence as number | null);
-const eventSequences = (slug: string) => receiver.of(slug).filter((r) => r.json.type !== 'ping').map((r) => r.json.sequence as number);
+const eventSequences = (slug: string) =>
+  receiver
+    .of(slug)
+    .filter((r) => r.json.type !== 'ping')
+    .map((r) => r.json.sequence as number);
 const me = async (i: TestIntegration) => (await ctx.api(i.apiKey, 'GET', '/me')).json().data;
 
 async function integrationAt(path: string, webhook: object = {}) {
@@ -149,10 +153,26 @@ describe('webhook delivery', () => {
     await ctx.advanceClock(15 * 60);
     await receiver.waitFor(() => receiver.of(integration.slug).length === 9, 10_000, 'the first ping');
     const ping = receiver.of(integration.slug)[8];
-    expect(ping.json).toMatchObject({ type: 'ping', sequence: null, property: null, data: {}, version: '2026-09', integration: { id: integration.id, slug: integration.slug } });
+    expect(ping.json).toMatchObject({
+      type: 'ping',
+      sequence: null,
+      property: null,
+      data: {},
+      version: '2026-09',
+      integration: { id: integration.id, slug: integration.slug },
+    });
     expect(ping.headers['x-service-event-id']).toBe(ping.json.id);
     const t = Number(/t=(\d+)/.exec(String(ping.headers['x-service-signature']))![1]);
-    expect(() => new Stripe('sk_test_x').webhooks.constructEvent(ping.body, String(ping.headers['x-service-signature']), integration.webhookSecret, 300, undefined, t * 1000)).not.toThrow();
+    expect(() =>
+      new Stripe('sk_test_x').webhooks.constructEvent(
+        ping.body,
+        String(ping.headers['x-service-signature']),
+        integration.webhookSecret,
+        300,
+        undefined,
+        t * 1000,
+      ),
+    ).not.toThrow();
     await failuresReach(integration, 9);
     const stillPaused = await staffView(ctx, integration.id);
     expect(stillPaused.status).toBe('paused');
@@ -228,7 +248,9 @@ describe('webhook delivery', () => {
     await recordEvents(ctx, integration.id, 2, 'availability.changed');
     expect((await me(integration)).webhook).toMatchObject({ configured: false, undelivered_events: 4, last_sequence: 4 });
 
-    const patched = await ctx.staff('PATCH', `/integrations/${integration.id}`, { webhook: { url: `${receiver.url}/late`, event_types: ['availability.changed'] } });
+    const patched = await ctx.staff('PATCH', `/integrations/${integration.id}`, {
+      webhook: { url: `${receiver.url}/late`, event_types: ['availability.changed'] },
+    });
     expect(patched.statusCode).toBe(200);
     await receiver.waitFor(() => sequences(integration.slug).length === 2);
     expect(sequences(integration.slug)).toEqual([3, 4]);

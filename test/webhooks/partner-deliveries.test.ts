@@ -90,7 +90,20 @@ describe('GET /deliveries', () => {
     // A ping in the log (as a paused integration's probe would leave) is not the partner's event.
     await ctx.deps.db
       .insertInto('delivery_attempts')
-      .values({ integration_id: i.id, event_id: '01PING0000000000000000000A', event_type: 'ping', sequence: null, attempt: null, attempted_at: ctx.deps.clock.now(), duration_ms: 1, status_code: 200, error: null, success: true, response_body: '', worker: 'test' })
+      .values({
+        integration_id: i.id,
+        event_id: '01PING0000000000000000000A',
+        event_type: 'ping',
+        sequence: null,
+        attempt: null,
+        attempted_at: ctx.deps.clock.now(),
+        duration_ms: 1,
+        status_code: 200,
+        error: null,
+        success: true,
+        response_body: '',
+        worker: 'test',
+      })
       .execute();
     const seen: number[] = [];
     let query = '?limit=2';

@@ -34,7 +34,10 @@ describe('delivery rules (decisions §7)', () => {
     // four failures are not enough, whatever the time
     expect(afterFailure({ failures: 4, eventFailures: 4, firstFailureAt: now - 21 * M, lastSuccessAt: lastSuccess }, now).pause).toBeNull();
     // a recent success (a ping) holds it off
-    expect(afterFailure({ failures: 5, eventFailures: 13, firstFailureAt: now - H, lastSuccessAt: now - 2 * H }, now)).toEqual({ pause: null, nextAttemptAt: now + H });
+    expect(afterFailure({ failures: 5, eventFailures: 13, firstFailureAt: now - H, lastSuccessAt: now - 2 * H }, now)).toEqual({
+      pause: null,
+      nextAttemptAt: now + H,
+    });
   });
 
   it('pauses with attempts_exhausted at the 12th failure of one event, once', () => {

@@ -80,7 +80,6 @@ export async function withRuntime<T>(db: ScratchDatabase, seed: (deps: Deps) => 
   }
 }
 
-
 export interface ServerProcess {
   child: ChildProcess;
   url: string;

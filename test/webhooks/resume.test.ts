@@ -117,7 +117,11 @@ describe.runIf(databaseUrl && sessionUrl)('deliveries resume at once after a kil
     servers.push(second);
     await second.ready();
     // more than the dead process could still have had on the wire
-    await receiver.waitFor(() => receiver.of(integration.slug).length >= atKill + 5, RESUMED_WITHIN_MS, 'deliveries after the restart, before the dead lease could expire');
+    await receiver.waitFor(
+      () => receiver.of(integration.slug).length >= atKill + 5,
+      RESUMED_WITHIN_MS,
+      'deliveries after the restart, before the dead lease could expire',
+    );
     await receiver.waitFor(() => new Set(sequences(integration.slug)).size === N, 120_000, 'every event');
     oneRestart(sequences(integration.slug));
     expect(receiver.maxInFlight.get(integration.slug)).toBe(1);
@@ -135,14 +139,24 @@ describe.runIf(databaseUrl && sessionUrl)('deliveries resume at once after a kil
     const { killed, atKill } = await killMidStream(db, integration, [a, b]);
     const successor = killed === a ? b : a;
 
-    await receiver.waitFor(() => receiver.of(integration.slug).length >= atKill + 5, RESUMED_WITHIN_MS, 'deliveries by the other process, before the dead lease could expire');
+    await receiver.waitFor(
+      () => receiver.of(integration.slug).length >= atKill + 5,
+      RESUMED_WITHIN_MS,
+      'deliveries by the other process, before the dead lease could expire',
+    );
     await receiver.waitFor(() => new Set(sequences(integration.slug)).size === N, 120_000, 'every event');
     oneRestart(sequences(integration.slug));
     expect(receiver.maxInFlight.get(integration.slug)).toBe(1);
     // the successor delivered the rest: the last event's success is its own
     const lastSuccess = async () =>
       withRuntime(db, (deps) =>
-        deps.db.selectFrom('delivery_attempts').select('worker').where('integration_id', '=', integration.id).where('sequence', '=', N).where('success', '=', true).execute(),
+        deps.db
+          .selectFrom('delivery_attempts')
+          .select('worker')
+          .where('integration_id', '=', integration.id)
+          .where('sequence', '=', N)
+          .where('success', '=', true)
+          .execute(),
       );
     let last = await lastSuccess();
     for (let i = 0; i < 100 && last.length === 0; i++) {

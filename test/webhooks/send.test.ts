@@ -36,7 +36,13 @@ afterEach(() => {
 });
 
 const send = (path: string, extra: { timeoutMs?: number; cancellable?: (cancel: (() => void) | null) => void } = {}) =>
-  sender.send({ url: new URL(`${base}${path}`), headers: { 'Content-Type': 'application/json', 'X-Test': 'yes' }, body: '{"n":1}', timeoutMs: extra.timeoutMs ?? 5_000, cancellable: extra.cancellable });
+  sender.send({
+    url: new URL(`${base}${path}`),
+    headers: { 'Content-Type': 'application/json', 'X-Test': 'yes' },
+    body: '{"n":1}',
+    timeoutMs: extra.timeoutMs ?? 5_000,
+    cancellable: extra.cancellable,
+  });
 
 describe('the webhook sender', () => {
   it('posts the body with the given headers and keeps the first 4 KB of the answer', async () => {
@@ -105,7 +111,12 @@ describe('the webhook sender', () => {
     const silent = net.createServer((socket) => held.push(socket)); // accepts, never answers the hello
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
-      const result = await sender.send({ url: new URL(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/x`), headers: {}, body: '{}', timeoutMs: 1_000 });
+      const result = await sender.send({
+        url: new URL(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/x`),
+        headers: {},
+        body: '{}',
+        timeoutMs: 1_000,
+      });
       expect(result.error).toBe(`CONNECT_TIMEOUT: no connection within ${CONNECT_TIMEOUT_MS / 1000} s`);
       expect(result.durationMs).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS - 100);
     } finally {

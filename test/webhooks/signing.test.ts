@@ -47,7 +47,12 @@ describe('webhook signing', () => {
     await recordEvents(ctx, integration.id, 6, 'rates.changed', (i) => ({ price: 13000, note: `ünïcode ${i} “quotes”` }));
     await receiver.waitFor(() => receiver.of(integration.slug).length === 6);
 
-    const stored = await ctx.deps.db.selectFrom('events').select(['id', 'sequence', 'body']).where('integration_id', '=', integration.id).orderBy('sequence').execute();
+    const stored = await ctx.deps.db
+      .selectFrom('events')
+      .select(['id', 'sequence', 'body'])
+      .where('integration_id', '=', integration.id)
+      .orderBy('sequence')
+      .execute();
     const got = receiver.of(integration.slug);
     for (const [i, request] of got.entries()) {
       expect(request.method).toBe('POST');

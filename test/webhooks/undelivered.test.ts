@@ -22,7 +22,11 @@ afterAll(async () => {
 });
 
 async function counted(integration: TestIntegration) {
-  const state = await ctx.deps.db.selectFrom('webhook_delivery_state').select('undelivered').where('integration_id', '=', integration.id).executeTakeFirstOrThrow();
+  const state = await ctx.deps.db
+    .selectFrom('webhook_delivery_state')
+    .select('undelivered')
+    .where('integration_id', '=', integration.id)
+    .executeTakeFirstOrThrow();
   const real = { n: (await deliveryRows(ctx.deps.db, integration.id, 'pending')).length };
   const me = (await ctx.api(integration.apiKey, 'GET', '/me')).json().data.webhook.undelivered_events;
   return { counter: Number(state.undelivered), count: Number(real.n), me };

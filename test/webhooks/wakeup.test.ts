@@ -51,7 +51,8 @@ describe.runIf(databaseUrl)('cross-process wake-up', () => {
       return answeredAt;
     };
     const lastSequence = async () =>
-      (await (await fetch(`${a.url}/api/integrations/v1/me`, { headers: { authorization: `Bearer ${integration.apiKey}` } })).json()).data.webhook.last_sequence as number;
+      (await (await fetch(`${a.url}/api/integrations/v1/me`, { headers: { authorization: `Bearer ${integration.apiKey}` } })).json()).data.webhook
+        .last_sequence as number;
     const received = (sequence: number) => receiver.of(integration.slug).some((r) => r.json.sequence === sequence);
 
     // Warm-up: B's listener is up once a write of A reaches the receiver without the scan's help

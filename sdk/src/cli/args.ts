@@ -59,7 +59,10 @@ export function credentials(
   const apiKey = flagOrEnv(values['api-key'], CREDENTIAL_ENV['api-key'], env);
   const secrets = values['webhook-secret']?.length
     ? values['webhook-secret']
-    : (flagOrEnv(undefined, CREDENTIAL_ENV['webhook-secret'], env)?.split(',').map((s) => s.trim()).filter(Boolean) ?? []);
+    : (flagOrEnv(undefined, CREDENTIAL_ENV['webhook-secret'], env)
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) ?? []);
   const present = { 'base-url': baseUrl, 'api-key': apiKey, 'webhook-secret': secrets.length > 0 ? 'yes' : undefined };
   const missing = need.filter((name) => !present[name]);
   if (missing.length > 0) throw new ConfigurationError(`missing ${missing.map((m) => `--${m} (or ${CREDENTIAL_ENV[m]})`).join(', ')}`);
@@ -131,9 +134,15 @@ export function secretFromEnvOrFile(name: SecretName, values: Record<string, unk
 export function credentialsWithoutSecretFlags(values: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Credentials {
   const apiKey = secretFromEnvOrFile('api-key', values, env);
   const secrets = secretFromEnvOrFile('webhook-secret', values, env);
-  const webhookSecrets = secrets?.split(/[,\n]/).map((s) => s.trim()).filter(Boolean) ?? [];
+  const webhookSecrets =
+    secrets
+      ?.split(/[,\n]/)
+      .map((s) => s.trim())
+      .filter(Boolean) ?? [];
   const missing = [
-    ...(flagOrEnv(values['base-url'] as string | undefined, CREDENTIAL_ENV['base-url'], env) === undefined ? [`--base-url (or ${CREDENTIAL_ENV['base-url']})`] : []),
+    ...(flagOrEnv(values['base-url'] as string | undefined, CREDENTIAL_ENV['base-url'], env) === undefined
+      ? [`--base-url (or ${CREDENTIAL_ENV['base-url']})`]
+      : []),
     ...(apiKey === undefined ? [secretSource('api-key')] : []),
     ...(webhookSecrets.length === 0 ? [secretSource('webhook-secret')] : []),
   ];

@@ -71,11 +71,20 @@ export class Scenario {
     return {
       id,
       externalId: `CERTIFY-${id}`,
-      units: Array.from({ length: units }, (_, i) => ({ inventory_id: id * 100 + i + 1, external_unit_id: `CERTIFY-${id}-U${i + 1}`, name: `Cottage ${i + 1}` })),
+      units: Array.from({ length: units }, (_, i) => ({
+        inventory_id: id * 100 + i + 1,
+        external_unit_id: `CERTIFY-${id}-U${i + 1}`,
+        name: `Cottage ${i + 1}`,
+      })),
     };
   }
 
-  event(type: string, property: FakeProperty | null, data: Record<string, unknown>, options: { sequence?: number; window?: boolean; ageSeconds?: number } = {}): FakeEvent {
+  event(
+    type: string,
+    property: FakeProperty | null,
+    data: Record<string, unknown>,
+    options: { sequence?: number; window?: boolean; ageSeconds?: number } = {},
+  ): FakeEvent {
     const at = this.nowMs - (options.ageSeconds ?? 0) * 1000;
     return {
       id: ulid(at),

@@ -79,11 +79,23 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   async function send(
     name: string,
     event: FakeEvent,
-    how: { signing?: Partial<Signing>; skewSeconds?: number; serialize?: (event: FakeEvent) => string; tamper?: (body: string) => string; drop?: string[]; note: string },
+    how: {
+      signing?: Partial<Signing>;
+      skewSeconds?: number;
+      serialize?: (event: FakeEvent) => string;
+      tamper?: (body: string) => string;
+      drop?: string[];
+      note: string;
+    },
     expect: 'accept' | 'refuse',
   ): Promise<CheckResult> {
     const signed = how.serialize ? how.serialize(event) : JSON.stringify(event);
-    const headers = deliveryHeaders(event, signed, { secrets: [secret], timestamp: Math.floor(Date.now() / 1000) + (how.skewSeconds ?? 0), scheme, ...how.signing });
+    const headers = deliveryHeaders(event, signed, {
+      secrets: [secret],
+      timestamp: Math.floor(Date.now() / 1000) + (how.skewSeconds ?? 0),
+      scheme,
+      ...how.signing,
+    });
     for (const header of how.drop ?? []) delete headers[header];
     const body = how.tamper ? how.tamper(signed) : signed;
     const answer = await post(receiver, headers, body, timeoutMs);
@@ -144,13 +156,19 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   await deliver(
     'stale-timestamp',
     scenario.event('availability.changed', villa, calendar(1), { window: true, ageSeconds: OUTSIDE_TOLERANCE_SECONDS }),
-    { skewSeconds: -OUTSIDE_TOLERANCE_SECONDS, note: `signed correctly with a timestamp ${OUTSIDE_TOLERANCE_SECONDS} s old (tolerance ${TOLERANCE_SECONDS} s)` },
+    {
+      skewSeconds: -OUTSIDE_TOLERANCE_SECONDS,
+      note: `signed correctly with a timestamp ${OUTSIDE_TOLERANCE_SECONDS} s old (tolerance ${TOLERANCE_SECONDS} s)`,
+    },
     'refuse',
   );
   await deliver(
     'future-timestamp',
     scenario.event('availability.changed', villa, calendar(1), { window: true }),
-    { skewSeconds: OUTSIDE_TOLERANCE_SECONDS, note: `signed correctly with a timestamp ${OUTSIDE_TOLERANCE_SECONDS} s ahead (tolerance ${TOLERANCE_SECONDS} s)` },
+    {
+      skewSeconds: OUTSIDE_TOLERANCE_SECONDS,
+      note: `signed correctly with a timestamp ${OUTSIDE_TOLERANCE_SECONDS} s ahead (tolerance ${TOLERANCE_SECONDS} s)`,
+    },
     'refuse',
   );
   await deliver(
@@ -219,7 +237,11 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   await deliver('large-payload', large, { note: `a month of availability for a ${LARGE_PROPERTY_UNITS}-unit property (${signedBy})` }, 'accept');
 
   if (options.stateUrl) {
-    record(unanswered ? notRun('sequence-rule', 'a newer then an older availability.changed, then a state read', 'the state read shows the newer event') : await sequenceRule(scenario, options, send));
+    record(
+      unanswered
+        ? notRun('sequence-rule', 'a newer then an older availability.changed, then a state read', 'the state read shows the newer event')
+        : await sequenceRule(scenario, options, send),
+    );
   }
 
   return { passed: checks.every((c) => c.passed), checks };

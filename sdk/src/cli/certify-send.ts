@@ -15,7 +15,14 @@ export interface Signing {
 }
 
 export function deliveryHeaders(event: FakeEvent, body: string, signing: Signing): Record<string, string> {
-  const headers = signDelivery({ secrets: signing.secrets, id: event.id, slug: event.integration.slug, body, version: event.version, timestamp: signing.timestamp });
+  const headers = signDelivery({
+    secrets: signing.secrets,
+    id: event.id,
+    slug: event.integration.slug,
+    body,
+    version: event.version,
+    timestamp: signing.timestamp,
+  });
   if (signing.scheme === 'standard') delete headers['X-Service-Signature'];
   if (signing.scheme === 'stripe') for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) delete headers[name];
   return headers;

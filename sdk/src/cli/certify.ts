@@ -57,7 +57,8 @@ export function parseCertifyFlags(argv: string[], env: NodeJS.ProcessEnv = proce
   );
   if (!values.receiver) throw new ConfigurationError('missing --receiver (the URL of your webhook receiver)');
   const scheme = values.scheme ?? 'both';
-  if (scheme !== 'stripe' && scheme !== 'standard' && scheme !== 'both') throw new ConfigurationError(`--scheme must be stripe, standard or both, got "${scheme}"`);
+  if (scheme !== 'stripe' && scheme !== 'standard' && scheme !== 'both')
+    throw new ConfigurationError(`--scheme must be stripe, standard or both, got "${scheme}"`);
   const timeout = values.timeout === undefined ? 10 : Number(values.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 300) throw new ConfigurationError('--timeout must be a number of seconds above 0 (at most 300)');
   // during a rotation the current secret comes first; it is the one deliveries are signed with
@@ -111,7 +112,9 @@ export async function certifyCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   } else {
     const failed = report.checks.filter((c) => !c.passed).map((c) => c.name);
     process.stdout.write(
-      failed.length === 0 ? `certified: all ${report.checks.length} checks passed\n` : `not certified: ${failed.length} of ${report.checks.length} checks failed: ${failed.join(', ')}\n`,
+      failed.length === 0
+        ? `certified: all ${report.checks.length} checks passed\n`
+        : `not certified: ${failed.length} of ${report.checks.length} checks failed: ${failed.join(', ')}\n`,
     );
   }
   return report.passed ? 0 : 1;

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createDoorloomClient } from '../client/client.js';
 import type { DeliveryAttempt } from '../client/types.js';
-import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, parseFlags , type Command } from './args.js';
+import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, parseFlags, type Command } from './args.js';
 import { refusalLine } from './trigger.js';
 
 export const DELIVERIES_USAGE = `usage: doorloom-partner deliveries [--base-url URL] [--api-key KEY] [--limit N] [--json]

@@ -94,7 +94,8 @@ function parse(argv: string[]): Omit<ListenOptions, 'print' | 'log'> {
   let fromSequence: number | null = null;
   if (values['from-sequence'] !== undefined) {
     fromSequence = Number(values['from-sequence']);
-    if (!/^\d+$/.test(values['from-sequence']) || !Number.isSafeInteger(fromSequence)) throw new ConfigurationError('--from-sequence must be a whole number, 0 or more');
+    if (!/^\d+$/.test(values['from-sequence']) || !Number.isSafeInteger(fromSequence))
+      throw new ConfigurationError('--from-sequence must be a whole number, 0 or more');
   }
   checkWebhookSecrets(creds.webhookSecrets, secretSource('webhook-secret'));
   return { ...creds, forwardTo, cursorFile: path.resolve(values['cursor-file'] || DEFAULT_CURSOR_FILE), fromSequence };
@@ -139,7 +140,9 @@ export async function runListen(options: ListenOptions, signal: AbortSignal): Pr
     if (me === null) return 0;
     const stored = await readCursor(options.cursorFile);
     if (stored !== null && stored.integration_id !== me.id) {
-      throw new ConfigurationError(`${options.cursorFile} is the cursor of integration ${stored.integration_id}, not of ${me.id} (${me.slug}); give another --cursor-file`);
+      throw new ConfigurationError(
+        `${options.cursorFile} is the cursor of integration ${stored.integration_id}, not of ${me.id} (${me.slug}); give another --cursor-file`,
+      );
     }
     let cursor = stored?.after_sequence ?? options.fromSequence ?? me.webhook.last_sequence;
     // Written before anything is forwarded, so a restart resumes here rather than at a later "now".
@@ -200,13 +203,21 @@ interface Row {
  * One page of events after `cursor`. A cursor past the 30-day retention cannot be replayed: the
  * gap is reported and the page starts at the oldest event still kept.
  */
-async function events(client: DoorloomClient, cursor: number, signal: AbortSignal, options: ListenOptions): Promise<{ rows: Row[]; hasMore: boolean; skipTo: number }> {
+async function events(
+  client: DoorloomClient,
+  cursor: number,
+  signal: AbortSignal,
+  options: ListenOptions,
+): Promise<{ rows: Row[]; hasMore: boolean; skipTo: number }> {
   try {
     const page = await client.listEvents({ after_sequence: cursor, limit: PAGE_SIZE }, { signal });
     const rows = page.data.map((r) => ({ sequence: r.sequence, status: r.delivery.status, event: r.event }));
     return { rows, hasMore: page.cursor.has_more, skipTo: cursor };
   } catch (error) {
-    const oldest = error instanceof DoorloomApiError && error.code === 'CURSOR_EXPIRED' ? Number((error.errors as { oldest_sequence?: unknown } | undefined)?.oldest_sequence) : NaN;
+    const oldest =
+      error instanceof DoorloomApiError && error.code === 'CURSOR_EXPIRED'
+        ? Number((error.errors as { oldest_sequence?: unknown } | undefined)?.oldest_sequence)
+        : NaN;
     if (!Number.isSafeInteger(oldest)) throw error;
     options.log(`events after ${cursor} are past the retention: events ${cursor + 1} to ${oldest - 1} cannot be forwarded; continuing from ${oldest}`);
     return { rows: [], hasMore: true, skipTo: oldest - 1 };
@@ -249,7 +260,9 @@ async function forward(options: ListenOptions, agent: http.Agent, event: Record<
     const outcome = await post(options.forwardTo, agent, headers, body, timeoutMs, signal);
     if (signal.aborted) return false;
     const ms = Math.round(performance.now() - started);
-    options.print(`${new Date().toISOString()} sequence=${String(event.sequence)} type=${String(event.type)} property=${String(property)} status=${outcome} ms=${ms}`);
+    options.print(
+      `${new Date().toISOString()} sequence=${String(event.sequence)} type=${String(event.type)} property=${String(property)} status=${outcome} ms=${ms}`,
+    );
     if (typeof outcome === 'number' && outcome >= 200 && outcome < 300) return true;
     await sleep(wait, signal);
   }
@@ -259,7 +272,12 @@ async function forward(options: ListenOptions, agent: http.Agent, event: Record<
 /** The answer's status, or an error code when none came (refused, timed out, …); redirects are not followed. */
 function post(url: URL, agent: http.Agent, headers: Record<string, string>, body: string, timeoutMs: number, signal: AbortSignal): Promise<number | string> {
   return new Promise((resolve) => {
-    const request = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', agent, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, signal });
+    const request = (url.protocol === 'https:' ? https : http).request(url, {
+      method: 'POST',
+      agent,
+      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      signal,
+    });
     const deadline = setTimeout(() => request.destroy(Object.assign(new Error('no answer in time'), { code: 'TIMEOUT' })), timeoutMs);
     request.on('response', (response) => {
       let complete = false;

@@ -7,13 +7,7 @@ import { mirror } from './mirror.js';
 import { trigger } from './trigger.js';
 
 /** Every command, one line each. */
-const COMMANDS: Command[] = [
-  mirror,
-  listen,
-  certify,
-  trigger,
-  deliveries,
-];
+const COMMANDS: Command[] = [mirror, listen, certify, trigger, deliveries];
 
 function usage(): string {
   return ['usage: doorloom-partner <command> [flags]   (doorloom-partner <command> --help for one command)', ...COMMANDS.map((c) => c.usage)].join('\n\n');

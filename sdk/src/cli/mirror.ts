@@ -64,7 +64,9 @@ function parse(argv: string[]): Omit<MirrorOptions, 'log'> {
   if (!readToken) missing.push(`${secretSource('read-token')}: the mirror serves guest data only to its holder`);
   if (missing.length > 0) throw new ConfigurationError(`missing ${missing.join(', ')}`);
   if (readToken!.length < MIN_READ_TOKEN_LENGTH) {
-    throw new ConfigurationError(`${secretSource('read-token')}: the read token needs at least ${MIN_READ_TOKEN_LENGTH} characters (make one with: openssl rand -hex 32)`);
+    throw new ConfigurationError(
+      `${secretSource('read-token')}: the read token needs at least ${MIN_READ_TOKEN_LENGTH} characters (make one with: openssl rand -hex 32)`,
+    );
   }
   const allowedHosts = (values['allowed-host'] ?? []).map((h) => h.trim().toLowerCase());
   const badHost = allowedHosts.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h));
@@ -178,7 +180,8 @@ export async function runMirror(options: MirrorOptions): Promise<RunningMirror> 
     const errors: Record<string, string[]> = {};
     if (!isDate(from)) errors.from = ['from is required, a date YYYY-MM-DD'];
     if (!isDate(to)) errors.to = ['to is required, a date YYYY-MM-DD'];
-    else if (isDate(from) && (to < from || toDay(to) - toDay(from) >= MAX_WINDOW_NIGHTS)) errors.to = [`to must be on or after from, at most ${MAX_WINDOW_NIGHTS} nights`];
+    else if (isDate(from) && (to < from || toDay(to) - toDay(from) >= MAX_WINDOW_NIGHTS))
+      errors.to = [`to must be on or after from, at most ${MAX_WINDOW_NIGHTS} nights`];
     if (Object.keys(errors).length > 0) return send(res, 422, { ...failure('VALIDATION_FAILED', 'The given data was invalid.'), errors });
     const data = engine.window(match[2] as WindowedKind, Number(match[1]), from!, to!);
     if (!data) return send(res, 404, failure('NOT_FOUND', 'The mirror holds no such property.'));

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createDoorloomClient, type DoorloomClient } from '../client/client.js';
 import { DoorloomApiError } from '../client/errors.js';
-import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, parseFlags , type Command } from './args.js';
+import { ConfigurationError, CREDENTIAL_OPTIONS, credentials, parseFlags, type Command } from './args.js';
 
 export const TRIGGER_USAGE = `usage: doorloom-partner trigger <action> [--base-url URL] [--api-key KEY] [flags]
 
@@ -17,7 +17,16 @@ export const TRIGGER_USAGE = `usage: doorloom-partner trigger <action> [--base-u
   --property takes the service id or your external_id; nights are inclusive (YYYY-MM-DD).
   Credentials also come from DOORLOOM_URL and DOORLOOM_API_KEY. Prints what it did as JSON.`;
 
-export const TRIGGER_ACTIONS = ['host-booking', 'host-cancel', 'block', 'unblock', 'rate-override', 'restriction-override', 'archive', 'advance-clock'] as const;
+export const TRIGGER_ACTIONS = [
+  'host-booking',
+  'host-cancel',
+  'block',
+  'unblock',
+  'rate-override',
+  'restriction-override',
+  'archive',
+  'advance-clock',
+] as const;
 export type TriggerAction = (typeof TRIGGER_ACTIONS)[number];
 
 const OPTIONS = {
@@ -68,7 +77,8 @@ export interface TriggerRequest {
 export function parseTrigger(args: string[], env: NodeJS.ProcessEnv = process.env): TriggerRequest {
   const [action, ...rest] = args;
   if (!action || action.startsWith('-')) throw new ConfigurationError(`an action is required: ${TRIGGER_ACTIONS.join(', ')}`);
-  if (!(TRIGGER_ACTIONS as readonly string[]).includes(action)) throw new ConfigurationError(`unknown action "${action}" (one of ${TRIGGER_ACTIONS.join(', ')})`);
+  if (!(TRIGGER_ACTIONS as readonly string[]).includes(action))
+    throw new ConfigurationError(`unknown action "${action}" (one of ${TRIGGER_ACTIONS.join(', ')})`);
   const { values } = parseFlags(() => parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false })) as { values: Values };
   const creds = credentials(values, ['base-url', 'api-key'], env);
   const missing = REQUIRED[action as TriggerAction].filter((flag) => values[flag] === undefined || values[flag] === '');
@@ -79,7 +89,8 @@ export function parseTrigger(args: string[], env: NodeJS.ProcessEnv = process.en
   if (values.scope !== undefined && values.scope !== 'everywhere' && values.scope !== 'ota_only') {
     throw new ConfigurationError(`--scope must be everywhere or ota_only, got "${values.scope}"`);
   }
-  if (values.price !== undefined && !(/^\d+(\.\d{1,2})?$/.test(values.price))) throw new ConfigurationError(`--price must be an amount in INR, got "${values.price}"`);
+  if (values.price !== undefined && !/^\d+(\.\d{1,2})?$/.test(values.price))
+    throw new ConfigurationError(`--price must be an amount in INR, got "${values.price}"`);
   if (values['min-stay'] !== undefined) wholeNumber(values['min-stay'], 'min-stay', 1);
   if (values.booking !== undefined) wholeNumber(values.booking, 'booking', 1);
   if (values.days !== undefined) wholeNumber(values.days, 'days', 1);
@@ -107,7 +118,11 @@ export async function runTrigger(client: DoorloomClient, request: TriggerRequest
       return { action: request.action, booking_id: booking.id, booking };
     }
     case 'block':
-      return { action: request.action, property, result: await s.block(property, { ...nights, block_scope: (v.scope as 'everywhere' | 'ota_only' | undefined) ?? 'everywhere' }) };
+      return {
+        action: request.action,
+        property,
+        result: await s.block(property, { ...nights, block_scope: (v.scope as 'everywhere' | 'ota_only' | undefined) ?? 'everywhere' }),
+      };
     case 'unblock':
       return { action: request.action, property, result: await s.unblock(property, nights) };
     case 'rate-override':

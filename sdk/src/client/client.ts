@@ -173,15 +173,16 @@ export function createDoorloomClient(options: DoorloomClientOptions): DoorloomCl
   };
   const dataOf = async <T>(pending: Promise<Result>): Promise<T> => (await unwrap<{ data: T }>(pending)).data;
   const idempotency = (o?: CreateOptions) => ({ 'idempotency-key': o?.idempotencyKey ?? randomUUID() });
-  const ifMatch = (o?: BookingWriteOptions) =>
-    o?.ifMatch === undefined ? {} : { 'if-match': typeof o.ifMatch === 'number' ? `"${o.ifMatch}"` : o.ifMatch };
+  const ifMatch = (o?: BookingWriteOptions) => (o?.ifMatch === undefined ? {} : { 'if-match': typeof o.ifMatch === 'number' ? `"${o.ifMatch}"` : o.ifMatch });
   // Path ids are passed as strings: the partner's ids go in the same slot as the service's.
   const prop = (property: PropertyRef) => ({ property: String(property) }) as never;
   // The raw client is typed per path; the wrappers below are typed by their own signatures.
   const r = raw as unknown as Record<'GET' | 'POST' | 'PUT' | 'PATCH', (path: string, init: object) => Promise<Result>>;
 
-  const snapshot = <T>(kind: 'availability' | 'rates' | 'restrictions') => (property: PropertyRef, window: SnapshotQuery, o?: CallOptions) =>
-    dataOf<T>(r.GET(`/properties/{property}/${kind}`, { params: { path: prop(property), query: window }, signal: o?.signal }));
+  const snapshot =
+    <T>(kind: 'availability' | 'rates' | 'restrictions') =>
+    (property: PropertyRef, window: SnapshotQuery, o?: CallOptions) =>
+      dataOf<T>(r.GET(`/properties/{property}/${kind}`, { params: { path: prop(property), query: window }, signal: o?.signal }));
 
   const bookingPath = (booking: BookingRef, suffix = '') =>
     typeof booking === 'number'

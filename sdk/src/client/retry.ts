@@ -73,7 +73,9 @@ export function retryingFetch(fetchImpl: Fetch, options: RetryOptions | false | 
       let reason: string;
       let delayMs = backoff(attempt);
       try {
-        const response = await fetchImpl(new Request(request.url, { method: request.method, headers: request.headers, body, signal, redirect: request.redirect }));
+        const response = await fetchImpl(
+          new Request(request.url, { method: request.method, headers: request.headers, body, signal, redirect: request.redirect }),
+        );
         const verdict = await classify(response);
         if (verdict === FINAL || attempt >= maxAttempts) return withAttempts(response, attempt);
         ({ reason } = verdict);
@@ -91,7 +93,11 @@ export function retryingFetch(fetchImpl: Fetch, options: RetryOptions | false | 
         reason = timedOut ? 'timeout' : 'network error';
         if (attempt >= maxAttempts) {
           const what = timedOut ? `no answer within ${o.timeoutMs} ms` : errorText(error);
-          throw new DoorloomNetworkError(`${request.method} ${request.url}: ${what} (after ${attempt} attempt${attempt === 1 ? '' : 's'})`, { cause: error, timedOut, attempts: attempt });
+          throw new DoorloomNetworkError(`${request.method} ${request.url}: ${what} (after ${attempt} attempt${attempt === 1 ? '' : 's'})`, {
+            cause: error,
+            timedOut,
+            attempts: attempt,
+          });
         }
       }
       o.onRetry?.({ method: request.method, url: request.url, attempt, reason, delayMs });
@@ -113,7 +119,10 @@ async function classify(response: Response): Promise<typeof FINAL | { reason: st
     return { reason: `status ${status}`, retryAfterMs: after === null ? null : after * 1000, inProgress: false };
   }
   if (status === 409 || status === 429) {
-    const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => null)) as { code?: unknown } | null;
     const code = typeof body?.code === 'string' ? body.code : `HTTP_${status}`;
     if (status === 409) return code === 'IN_PROGRESS' ? { reason: '409 IN_PROGRESS', retryAfterMs: null, inProgress: true } : FINAL;
     // A second full sync within 24 hours is refused until the window has passed: not a wait to sit out.

@@ -64,7 +64,7 @@ export class FileStore implements SyncStore {
     await this.journal.chmod(FILE_MODE);
     const bytes = await readFile(journalPath);
     let valid = 0;
-    for (let start = 0; start < bytes.length; ) {
+    for (let start = 0; start < bytes.length;) {
       const end = bytes.indexOf(10, start);
       if (end < 0) break; // a line without its newline was torn
       const line = bytes.subarray(start, end).toString('utf8');

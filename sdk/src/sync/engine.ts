@@ -27,8 +27,7 @@ export interface SyncEngineOptions {
 export type ReceiveResult = 'applied' | 'duplicate' | 'ignored';
 
 export type SyncOutcome =
-  | { status: 'queued'; queued_properties: number; horizon_days: number; types: string[] }
-  | { status: 'deferred'; retry_at: number; code: string };
+  { status: 'queued'; queued_properties: number; horizon_days: number; types: string[] } | { status: 'deferred'; retry_at: number; code: string };
 
 const SNAPSHOT_NIGHTS = 92;
 /** Snapshot calls in flight at once during a backfill. */
@@ -132,7 +131,7 @@ export class SyncEngine {
 
   property(id: number): PropertyBlock | null {
     const record = this.committed.get(`p:${id}`) as PropertyRecord | undefined;
-    return record?.block ? ({ ...record.block, units: record.units }) : null;
+    return record?.block ? { ...record.block, units: record.units } : null;
   }
 
   /** The snapshot `data.data` shape of a window; null for a property not held. */
@@ -462,4 +461,3 @@ function max(a: string | null, b: string | null): string | null {
   if (b === null) return a;
   return a > b ? a : b;
 }
-

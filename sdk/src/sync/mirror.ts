@@ -188,7 +188,8 @@ export class Step {
       case 'availability.changed':
       case 'rates.changed':
       case 'restrictions.changed':
-        if (propertyId !== null) this.applyWindowed(event.type.slice(0, -'.changed'.length) as WindowedKind, propertyId, seq, event.data as Record<string, unknown>);
+        if (propertyId !== null)
+          this.applyWindowed(event.type.slice(0, -'.changed'.length) as WindowedKind, propertyId, seq, event.data as Record<string, unknown>);
         break;
       case 'inventory.changed':
         if (propertyId !== null) this.applyUnits(propertyId, seq, data?.units ?? [], true);
@@ -382,7 +383,11 @@ export function readBookings(map: Map<string, unknown>): Booking[] {
       ...booking,
       property: { ...booking.property!, external_id: record.block.external_id },
       ...(booking.units
-        ? { units: booking.units.map((u) => (String(u.inventory_id) in record.aliases ? { ...u, external_unit_id: record.aliases[String(u.inventory_id)] } : u)) }
+        ? {
+            units: booking.units.map((u) =>
+              String(u.inventory_id) in record.aliases ? { ...u, external_unit_id: record.aliases[String(u.inventory_id)] } : u,
+            ),
+          }
         : {}),
     });
   }

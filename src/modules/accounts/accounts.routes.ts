@@ -6,7 +6,14 @@ import { parseId } from '../../http/params.js';
 import { envelope, errorResponses } from '../../http/schemas.js';
 import { sendSecret } from '../integrations/integrations.routes.js';
 import { CreateIntegrationBody, IdParams, IntegrationView, StaffIntegrationView, UpdateIntegrationBody } from '../integrations/integrations.schemas.js';
-import { createIntegration, integrationView, resumeIntegrationWebhook, staffIntegrationView, updateIntegration, type IntegrationViewCache } from './accounts.service.js';
+import {
+  createIntegration,
+  integrationView,
+  resumeIntegrationWebhook,
+  staffIntegrationView,
+  updateIntegration,
+  type IntegrationViewCache,
+} from './accounts.service.js';
 
 /** GET /me on the integrations API. */
 export function registerAccountRoutes(api: FastifyInstance, deps: Deps): void {

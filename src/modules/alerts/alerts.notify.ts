@@ -55,7 +55,11 @@ export function createAlertNotifier(deps: Deps, claims: Claims): AlertNotifier {
         deps.db,
         alerts.map((a) => ({ alert_id: a.id, name: a.name, integration_id: a.integration.id, since: new Date(a.since), body: JSON.stringify(a) })),
       );
-      await endNotices(deps.db, notices.filter((n) => !n.ended_at && !holding.has(n.alert_id)).map((n) => n.alert_id), new Date(now));
+      await endNotices(
+        deps.db,
+        notices.filter((n) => !n.ended_at && !holding.has(n.alert_id)).map((n) => n.alert_id),
+        new Date(now),
+      );
 
       for (const n of await selectNotices(deps.db)) {
         if (!claims.holds(lease)) return;

@@ -27,7 +27,9 @@ export function registerStaffAlertRoutes(staff: FastifyInstance, deps: Deps): vo
       const perPage = request.query.per_page ?? 50;
       // alerts number at most three per integration: evaluated whole, then paged
       const all = (await evaluateAlerts(deps)).filter(
-        (a) => (!request.query.severity || a.severity === request.query.severity) && (!request.query.integration_id || a.integration.id === request.query.integration_id),
+        (a) =>
+          (!request.query.severity || a.severity === request.query.severity) &&
+          (!request.query.integration_id || a.integration.id === request.query.integration_id),
       );
       const data = all.slice((page - 1) * perPage, page * perPage);
       const pagination = { page, per_page: perPage, total: all.length, last_page: Math.max(1, Math.ceil(all.length / perPage)) };

@@ -10,7 +10,11 @@ export function selectNotices(db: Q) {
 /** Alerts that started: a row each, unless one is still there (an earlier episode whose end is not told yet). */
 export async function insertNotices(db: Q, rows: { alert_id: string; name: string; integration_id: number; since: Date; body: string }[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto('alert_notices').values(rows).onConflict((oc) => oc.column('alert_id').doNothing()).execute();
+  await db
+    .insertInto('alert_notices')
+    .values(rows)
+    .onConflict((oc) => oc.column('alert_id').doNothing())
+    .execute();
 }
 
 /** Alerts that stopped holding. */

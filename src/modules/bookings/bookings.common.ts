@@ -16,7 +16,6 @@ export const rulesOf = (deps: Deps): StayRules => ({ maxStayNights: deps.config.
 // ---------------------------------------------------------------------------------------------
 // Refusals
 
-
 export const bookingNotFound = () => notFound('No such booking.');
 
 // ---------------------------------------------------------------------------------------------

@@ -47,7 +47,11 @@ function createdAnswer(booking: BookingView): CreateAnswer {
 }
 
 function duplicateAnswer(booking: BookingView): CreateAnswer {
-  return { status: 200, body: JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...booking, duplicate: true })), revision: booking.revision };
+  return {
+    status: 200,
+    body: JSON.stringify(successBody('A booking with this external_booking_id already exists.', { ...booking, duplicate: true })),
+    revision: booking.revision,
+  };
 }
 
 /** What one create transaction came to. */

@@ -150,7 +150,13 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
       schema: updateSchema(IdParams, 'Update a booking'),
     },
     async (request, reply) => {
-      const { booking, changed } = await updateBooking(deps, viewerOf(request), { id: parseId(request.params.id, 'booking') }, request.body, ifMatchOf(request.headers));
+      const { booking, changed } = await updateBooking(
+        deps,
+        viewerOf(request),
+        { id: parseId(request.params.id, 'booking') },
+        request.body,
+        ifMatchOf(request.headers),
+      );
       return sendBooking(reply, 200, changed ? 'Booking updated.' : 'Nothing to change.', booking);
     },
   );
@@ -178,7 +184,13 @@ export function registerBookingRoutes(api: FastifyInstance, deps: Deps): void {
       schema: cancelSchema(IdParams, 'Cancel a booking (idempotent)'),
     },
     async (request, reply) => {
-      const { booking, changed } = await cancelBooking(deps, viewerOf(request), { id: parseId(request.params.id, 'booking') }, request.body, ifMatchOf(request.headers));
+      const { booking, changed } = await cancelBooking(
+        deps,
+        viewerOf(request),
+        { id: parseId(request.params.id, 'booking') },
+        request.body,
+        ifMatchOf(request.headers),
+      );
       return sendBooking(reply, 200, changed ? 'Booking cancelled.' : 'The booking was already cancelled.', booking);
     },
   );
@@ -221,8 +233,7 @@ export function registerStaffBookingRoutes(staff: FastifyInstance, deps: Deps): 
         response: { 201: envelope(BookingObject), ...errorResponses(401, 403, 404, 409, 422) },
       },
     },
-    async (request, reply) =>
-      sendBooking(reply, 201, 'Booking created.', await hostCreateBooking(deps, parseId(request.params.id, 'property'), request.body)),
+    async (request, reply) => sendBooking(reply, 201, 'Booking created.', await hostCreateBooking(deps, parseId(request.params.id, 'property'), request.body)),
   );
 
   staff.get<IdRoute>(

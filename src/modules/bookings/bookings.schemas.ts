@@ -19,8 +19,7 @@ function orNull<T extends TSchema>(schema: T) {
   const s = schema as unknown as { type: string; enum?: unknown[] };
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [s.type, 'null'], ...(s.enum ? { enum: [...s.enum, null] } : {}) });
 }
-const oneOf = <T extends readonly string[]>(values: T, description: string) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
+const oneOf = <T extends readonly string[]>(values: T, description: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
 const text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
 import { DateString, Timestamp } from '../../http/schemas.js';
 const optionalText = (max: number, description?: string) => Type.String({ maxLength: max, description });
@@ -44,8 +43,7 @@ export type UnitEntryInput = Static<typeof UnitEntry>;
 const Units = Type.Array(UnitEntry, {
   minItems: 1,
   maxItems: MAX_UNITS_PER_BOOKING,
-  description:
-    'Up to 20 units. Each by external_unit_id or inventory_id, or neither: the service then picks a unit free for the whole stay.',
+  description: 'Up to 20 units. Each by external_unit_id or inventory_id, or neither: the service then picks a unit free for the whole stay.',
 });
 
 const Guest = (create: boolean) =>
@@ -57,7 +55,9 @@ const Guest = (create: boolean) =>
 
 const Pricing = (create: boolean) =>
   Type.Object({
-    total: create ? Type.Number({ minimum: 0, maximum: MAX_MONEY, description: 'INR' }) : opt(Type.Number({ minimum: 0, maximum: MAX_MONEY, description: 'INR' })),
+    total: create
+      ? Type.Number({ minimum: 0, maximum: MAX_MONEY, description: 'INR' })
+      : opt(Type.Number({ minimum: 0, maximum: MAX_MONEY, description: 'INR' })),
     currency: opt(Type.Unsafe<'INR'>({ type: 'string', enum: ['INR'], description: 'Always INR' })),
   });
 

@@ -52,12 +52,7 @@ export async function selectVisibleBooking(db: Q, viewer: Viewer, by: { id: numb
 
 /** The integration's own booking with this external_booking_id (the duplicate check of a create). */
 export function selectOwnByExternalId(db: Q, integrationId: number, externalId: string) {
-  return db
-    .selectFrom('bookings')
-    .selectAll()
-    .where('integration_id', '=', integrationId)
-    .where('external_booking_id', '=', externalId)
-    .executeTakeFirst();
+  return db.selectFrom('bookings').selectAll().where('integration_id', '=', integrationId).where('external_booking_id', '=', externalId).executeTakeFirst();
 }
 
 /** The insert of a new booking, returning it as stored: calendar.holds' holdStay runs it with the holds. */
@@ -128,7 +123,12 @@ export interface CreateContext {
  * integration's external_id, its units with the integration's aliases, and the integrations its
  * events go to.
  */
-export async function selectCreateContext(trx: Transaction<DB>, integrationId: number, externalBookingId: string, propertyId: number | null): Promise<CreateContext> {
+export async function selectCreateContext(
+  trx: Transaction<DB>,
+  integrationId: number,
+  externalBookingId: string,
+  propertyId: number | null,
+): Promise<CreateContext> {
   const { rows } = await sql<{ doc: string }>`
     select json_build_object(
       'existing', (select b.id from bookings b where b.integration_id = ${integrationId} and b.external_booking_id = ${externalBookingId}),

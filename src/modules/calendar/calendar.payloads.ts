@@ -260,7 +260,12 @@ export function buildRestrictions(data: CalendarData, window: DateWindow, settin
 
 /** Restrictions depend on the settings (the default max_stay); availability and rates do not. */
 export function buildPayload(kind: 'availability' | 'rates', data: CalendarData, window: DateWindow): AvailabilityPayload | RatesPayload;
-export function buildPayload(kind: CalendarKind, data: CalendarData, window: DateWindow, settings: CalendarSettings): AvailabilityPayload | RatesPayload | RestrictionsPayload;
+export function buildPayload(
+  kind: CalendarKind,
+  data: CalendarData,
+  window: DateWindow,
+  settings: CalendarSettings,
+): AvailabilityPayload | RatesPayload | RestrictionsPayload;
 export function buildPayload(kind: CalendarKind, data: CalendarData, window: DateWindow, settings?: CalendarSettings) {
   switch (kind) {
     case 'availability':

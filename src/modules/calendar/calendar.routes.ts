@@ -64,7 +64,15 @@ export function registerStaffCalendarRoutes(staff: FastifyInstance, deps: Deps):
 
   staff.put<{ Params: Static<typeof PropertyIdParams>; Body: Static<typeof CalendarBody> }>(
     '/properties/:id/calendar',
-    { schema: { summary: 'Host: block nights (property-wide or chosen units) and set units caps', tags, params: PropertyIdParams, body: CalendarBody, response: responses } },
+    {
+      schema: {
+        summary: 'Host: block nights (property-wide or chosen units) and set units caps',
+        tags,
+        params: PropertyIdParams,
+        body: CalendarBody,
+        response: responses,
+      },
+    },
     async (request, reply) => sendData(reply, 200, 'Calendar updated.', await setCalendar(deps, id(request.params), request.body)),
   );
 
@@ -82,7 +90,9 @@ export function registerStaffCalendarRoutes(staff: FastifyInstance, deps: Deps):
 
   staff.put<{ Params: Static<typeof PropertyIdParams>; Body: Static<typeof MealPlansBody> }>(
     '/properties/:id/meal-plans',
-    { schema: { summary: 'Host: the meal plans offered (EP is always offered at 0)', tags, params: PropertyIdParams, body: MealPlansBody, response: responses } },
+    {
+      schema: { summary: 'Host: the meal plans offered (EP is always offered at 0)', tags, params: PropertyIdParams, body: MealPlansBody, response: responses },
+    },
     async (request, reply) => sendData(reply, 200, 'Meal plans updated.', await setMealPlans(deps, id(request.params), request.body)),
   );
 

@@ -49,9 +49,7 @@ export const RatesData = Type.Object(
     currency: Type.Literal('INR'),
     gst_applicable: Type.Boolean(),
     price_includes_gst: Type.Boolean(),
-    meal_plans: Type.Array(
-      Type.Object({ code: Type.String(), name: Type.String(), adult_price: Type.Number(), child_price: Type.Number() }),
-    ),
+    meal_plans: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), adult_price: Type.Number(), child_price: Type.Number() })),
     dates: Type.Array(
       Type.Object({
         date: DateString(),
@@ -110,7 +108,11 @@ export const CalendarBody = Type.Object({
   from: NightsFrom,
   to: NightsTo,
   inventory_ids: Type.Optional(
-    Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { minItems: 1, maxItems: 50, description: 'Block these units only; without it the block is property-wide' }),
+    Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), {
+      minItems: 1,
+      maxItems: 50,
+      description: 'Block these units only; without it the block is property-wide',
+    }),
   ),
   block_scope: Type.Optional(
     Nullable(Type.Union([Type.Literal('everywhere'), Type.Literal('ota_only')], { description: 'null clears the block; absent leaves it as it is' })),

@@ -9,7 +9,16 @@ import { lastSequenceQuery } from '../integrations/integrations.sql.js';
 import { coveredPropertyBy, propertyRefId, requireCoveredProperty } from '../properties/properties.resolve.js';
 import { buildPayload, calendarSettings, type CalendarKind } from './calendar.payloads.js';
 import { SnapshotCache } from './calendar.snapshot-cache.js';
-import { knownHoldsOf, snapshotDataOf, snapshotDataQuery, snapshotHeadOf, snapshotHeadQuery, type KnownHolds, type SnapshotHead, type UnitHolds } from './calendar.sql.js';
+import {
+  knownHoldsOf,
+  snapshotDataOf,
+  snapshotDataQuery,
+  snapshotHeadOf,
+  snapshotHeadQuery,
+  type KnownHolds,
+  type SnapshotHead,
+  type UnitHolds,
+} from './calendar.sql.js';
 
 export const SNAPSHOT_MAX_NIGHTS = 92;
 export const SNAPSHOT_HORIZON_DAYS = 730;
@@ -159,7 +168,10 @@ const dataStatement = statementTemplate(
   (v: SnapshotAsk & { from: string; to: string; knownIds: number[]; knownVersions: string[] }, shape: `${RefShape} ${CalendarKind}`, db) => {
     const [ref, kind] = shape.split(' ') as [RefShape, CalendarKind];
     const property = coveredPropertyBy(db, v.integrationId, v.ref, ref === 'id' ? v.refId : null);
-    return snapshotDataQuery(db, property, lastSequenceQuery(db, v.integrationId), { from: v.from, to: v.to }, kind, v.integrationId, { ids: v.knownIds, versions: v.knownVersions });
+    return snapshotDataQuery(db, property, lastSequenceQuery(db, v.integrationId), { from: v.from, to: v.to }, kind, v.integrationId, {
+      ids: v.knownIds,
+      versions: v.knownVersions,
+    });
   },
 );
 

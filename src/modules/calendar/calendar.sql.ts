@@ -376,9 +376,7 @@ function jsonRow(query: Compilable): RawBuilder<unknown> {
 }
 
 function sortUnits(units: Array<UnitRow & { position: number }>): UnitRow[] {
-  return units
-    .sort((a, b) => a.position - b.position || a.id - b.id)
-    .map((u) => ({ id: u.id, name: u.name, external_unit_id: u.external_unit_id }));
+  return units.sort((a, b) => a.position - b.position || a.id - b.id).map((u) => ({ id: u.id, name: u.name, external_unit_id: u.external_unit_id }));
 }
 
 function groupByNight<R extends { night: string; unit_id: number }, V>(rows: R[], value: (row: R) => V): Map<string, Map<number, V>> {

@@ -23,7 +23,10 @@ export function registerStaffClockRoutes(staff: FastifyInstance, deps: Deps): vo
 
   staff.get(
     '/clock',
-    { onRequest: requireTestClock, schema: { summary: 'The service clock (TEST_CLOCK=1 only)', tags, response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404) } } },
+    {
+      onRequest: requireTestClock,
+      schema: { summary: 'The service clock (TEST_CLOCK=1 only)', tags, response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404) } },
+    },
     async (_request, reply) => {
       deps.clock.setOffsetSeconds(await loadClockOffset(deps.db));
       return sendData(reply, 200, 'Service clock.', clockView());
@@ -32,7 +35,15 @@ export function registerStaffClockRoutes(staff: FastifyInstance, deps: Deps): vo
 
   staff.post<{ Body: Static<typeof ClockBody> }>(
     '/clock',
-    { onRequest: requireTestClock, schema: { summary: 'Move the service clock forward (TEST_CLOCK=1 only)', tags, body: ClockBody, response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404, 422) } } },
+    {
+      onRequest: requireTestClock,
+      schema: {
+        summary: 'Move the service clock forward (TEST_CLOCK=1 only)',
+        tags,
+        body: ClockBody,
+        response: { 200: envelope(ClockView), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
     async (request, reply) => {
       await advanceServiceClock(deps, request.body.advance_seconds);
       return sendData(reply, 200, 'Service clock moved.', clockView());

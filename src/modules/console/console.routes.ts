@@ -25,7 +25,8 @@ import {
 import { deliveryStats, listBrands, listIntegrationEvents, listIntegrations, listRecentAttempts, listStaffProperties } from './console.staff.js';
 
 const paged = <T extends object>(row: T) => Type.Composite([envelope(Type.Array(row as never)), Type.Object({ pagination: Pagination })]);
-const cursored = <T extends object, C extends object>(row: T, cursor: C) => Type.Composite([envelope(Type.Array(row as never)), Type.Object({ cursor: cursor as never })]);
+const cursored = <T extends object, C extends object>(row: T, cursor: C) =>
+  Type.Composite([envelope(Type.Array(row as never)), Type.Object({ cursor: cursor as never })]);
 
 /** Staff listings across brands and integrations, and the delivery figures the console charts. */
 export function registerStaffListingRoutes(staff: FastifyInstance, deps: Deps): void {
@@ -107,7 +108,14 @@ export function registerStaffListingRoutes(staff: FastifyInstance, deps: Deps): 
 
   staff.get<{ Querystring: Static<typeof PropertyListQuery> }>(
     '/properties',
-    { schema: { summary: 'List properties of a brand or covered by an integration', tags, querystring: PropertyListQuery, response: { 200: paged(PropertyRow), ...errorResponses(401, 403, 422) } } },
+    {
+      schema: {
+        summary: 'List properties of a brand or covered by an integration',
+        tags,
+        querystring: PropertyListQuery,
+        response: { 200: paged(PropertyRow), ...errorResponses(401, 403, 422) },
+      },
+    },
     async (request, reply) => {
       const { data, pagination } = await listStaffProperties(deps, request.query);
       return sendData(reply, 200, 'Properties retrieved.', data, { pagination });

@@ -34,7 +34,9 @@ export const BrandRow = Type.Object({
 export const IntegrationListQuery = Type.Object({
   page: Type.Optional(Type.Integer(Page)),
   per_page: Type.Optional(Type.Integer(PerPage)),
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')], { description: 'Only integrations in this status' })),
+  status: Type.Optional(
+    Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')], { description: 'Only integrations in this status' }),
+  ),
   paused: Type.Optional(Type.Boolean({ description: 'true: paused ones only; false: all but the paused ones' })),
   brand_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Text the name or slug contains (any case)' })),
@@ -62,7 +64,9 @@ export const IntegrationRow = Type.Object({
 });
 
 export const EventListQuery = Type.Object({
-  after_sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'The last sequence already seen (exclusive)' })),
+  after_sequence: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'The last sequence already seen (exclusive)' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100, description: 'Page size, 1 to 200' })),
   delivery_status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('skipped')])),
 });
@@ -80,7 +84,10 @@ export const EventRow = Type.Object({
     attempts: Type.Integer(),
     delivered_at: TimestampOrNull,
     last_attempt: Nullable(
-      Type.Object({ attempted_at: Timestamp, status_code: Nullable(Type.Integer()), error: Nullable(Type.String()) }, { description: 'Latest attempt of an event not delivered yet' }),
+      Type.Object(
+        { attempted_at: Timestamp, status_code: Nullable(Type.Integer()), error: Nullable(Type.String()) },
+        { description: 'Latest attempt of an event not delivered yet' },
+      ),
     ),
   }),
 });
@@ -107,7 +114,9 @@ export const PropertyRow = Type.Object({
 });
 
 export const RecentAttemptsQuery = Type.Object({
-  before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Attempt id to continue below (exclusive); omitted starts at the newest' })),
+  before: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Attempt id to continue below (exclusive); omitted starts at the newest' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' })),
 });
 

@@ -43,7 +43,10 @@ async function requireIntegration(deps: Deps, id: number) {
 export async function listBrands(deps: Deps, query: PageQuery & { q?: string }) {
   const p = paging(query);
   const { rows, total } = await selectBrandPage(deps.db, { q: query.q ?? null, limit: p.limit, offset: p.offset });
-  const properties = await countPropertiesByBrand(deps.db, rows.map((r) => r.id));
+  const properties = await countPropertiesByBrand(
+    deps.db,
+    rows.map((r) => r.id),
+  );
   return {
     data: rows.map((r) => ({
       id: r.id,
@@ -58,7 +61,10 @@ export async function listBrands(deps: Deps, query: PageQuery & { q?: string }) 
   };
 }
 
-export async function listIntegrations(deps: Deps, query: PageQuery & { status?: IntegrationFilters['status']; paused?: boolean; brand_id?: number; q?: string }) {
+export async function listIntegrations(
+  deps: Deps,
+  query: PageQuery & { status?: IntegrationFilters['status']; paused?: boolean; brand_id?: number; q?: string },
+) {
   const p = paging(query);
   const filters: IntegrationFilters = { status: query.status ?? null, paused: query.paused ?? null, brandId: query.brand_id ?? null, q: query.q ?? null };
   const { rows, total } = await selectIntegrationPage(deps.db, filters, p);
@@ -98,10 +104,18 @@ export async function listIntegrations(deps: Deps, query: PageQuery & { status?:
   };
 }
 
-export async function listIntegrationEvents(deps: Deps, integrationId: number, query: { after_sequence?: number; limit?: number; delivery_status?: DeliveryStatus }) {
+export async function listIntegrationEvents(
+  deps: Deps,
+  integrationId: number,
+  query: { after_sequence?: number; limit?: number; delivery_status?: DeliveryStatus },
+) {
   await requireIntegration(deps, integrationId);
   const afterSequence = query.after_sequence ?? 0;
-  const { rows, hasMore } = await eventDeliveryPage(deps.db, integrationId, { afterSequence, limit: query.limit ?? 100, status: query.delivery_status ?? null });
+  const { rows, hasMore } = await eventDeliveryPage(deps.db, integrationId, {
+    afterSequence,
+    limit: query.limit ?? 100,
+    status: query.delivery_status ?? null,
+  });
   const last = await lastAttemptsOf(
     deps.db,
     integrationId,

@@ -116,7 +116,8 @@ export async function replayEvents(
  */
 function typedSequences(integrationId: number, afterSequence: number, count: number, types: EventType[]) {
   const branches = types.map(
-    (type) => sql`(select sequence from events where integration_id = ${integrationId} and type = ${type} and sequence > ${afterSequence} order by sequence limit ${count})`,
+    (type) =>
+      sql`(select sequence from events where integration_id = ${integrationId} and type = ${type} and sequence > ${afterSequence} order by sequence limit ${count})`,
   );
   return sql<number>`(select sequence from (${sql.join(branches, sql` union all `)}) as typed order by sequence limit ${count})`;
 }

@@ -6,8 +6,12 @@ import { errorResponses, Nullable } from '../../http/schemas.js';
 import { parseTypesFilter, replayEvents, REPLAY_DEFAULT_LIMIT, REPLAY_MAX_LIMIT, type DeliveryColumns } from './events.replay.js';
 
 const ReplayQuery = Type.Object({
-  after_sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'The last sequence already applied; events after it are returned' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: REPLAY_MAX_LIMIT, default: REPLAY_DEFAULT_LIMIT, description: `Page size, 1 to ${REPLAY_MAX_LIMIT}` })),
+  after_sequence: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'The last sequence already applied; events after it are returned' }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: REPLAY_MAX_LIMIT, default: REPLAY_DEFAULT_LIMIT, description: `Page size, 1 to ${REPLAY_MAX_LIMIT}` }),
+  ),
   types: Type.Optional(Type.String({ description: 'Comma-separated event kinds to return (e.g. availability.changed,rates.changed)' })),
 });
 
@@ -44,11 +48,16 @@ export function registerEventRoutes(api: FastifyInstance, deps: Deps, deliveryCo
     },
     async (request, reply) => {
       const types = parseTypesFilter(request.query.types);
-      const page = await replayEvents(deps, request.integration.id, {
-        afterSequence: request.query.after_sequence ?? 0,
-        limit: request.query.limit ?? REPLAY_DEFAULT_LIMIT,
-        types,
-      }, deliveryColumns);
+      const page = await replayEvents(
+        deps,
+        request.integration.id,
+        {
+          afterSequence: request.query.after_sequence ?? 0,
+          limit: request.query.limit ?? REPLAY_DEFAULT_LIMIT,
+          types,
+        },
+        deliveryColumns,
+      );
       return sendData(reply, 200, 'Events retrieved.', page.data, { cursor: page.cursor });
     },
   );

@@ -20,7 +20,11 @@ export async function selectBrandPage(db: Q, options: { q: string | null; limit:
         'b.plan_active',
         'b.sandbox',
         'b.created_at',
-        eb.selectFrom('integrations').select((e) => e.fn.countAll<number>().as('n')).whereRef('brand_id', '=', 'b.id').as('integrations'),
+        eb
+          .selectFrom('integrations')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('brand_id', '=', 'b.id')
+          .as('integrations'),
       ])
       .orderBy('b.id')
       .limit(options.limit)
@@ -42,9 +46,7 @@ export interface IntegrationFilters {
 
 /** A page of integrations, by id, with their brand's name. */
 export async function selectIntegrationPage(db: Q, filters: IntegrationFilters, options: { limit: number; offset: number }) {
-  let base = db
-    .selectFrom('integrations as i')
-    .innerJoin('brands as b', 'b.id', 'i.brand_id');
+  let base = db.selectFrom('integrations as i').innerJoin('brands as b', 'b.id', 'i.brand_id');
   if (filters.status) base = base.where('i.status', '=', filters.status);
   if (filters.paused !== null) base = base.where('i.status', filters.paused ? '=' : '!=', 'paused');
   if (filters.brandId !== null) base = base.where('i.brand_id', '=', filters.brandId);

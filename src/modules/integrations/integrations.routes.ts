@@ -23,7 +23,15 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
 
   staff.post<{ Body: Static<typeof CreateBrandBody> }>(
     '/brands',
-    { schema: { summary: 'Create a brand', tags, body: CreateBrandBody, description: '`sandbox: true` needs an admin staff token (403 INSUFFICIENT_SCOPE otherwise).', response: { 201: envelope(Brand), ...errorResponses(401, 403, 422) } } },
+    {
+      schema: {
+        summary: 'Create a brand',
+        tags,
+        body: CreateBrandBody,
+        description: '`sandbox: true` needs an admin staff token (403 INSUFFICIENT_SCOPE otherwise).',
+        response: { 201: envelope(Brand), ...errorResponses(401, 403, 422) },
+      },
+    },
     async (request, reply) => sendData(reply, 201, 'Brand created.', await createBrand(deps, request.body.name, request.body.sandbox, request.staffToken)),
   );
 
@@ -35,27 +43,57 @@ export function registerStaffIntegrationRoutes(staff: FastifyInstance, deps: Dep
 
   staff.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateBrandBody> }>(
     '/brands/:id',
-    { schema: { summary: 'Change a brand (name, sandbox)', description: 'A body with `sandbox` needs an admin staff token (403 INSUFFICIENT_SCOPE otherwise).', tags, params: IdParams, body: UpdateBrandBody, response: { 200: envelope(Brand), ...errorResponses(401, 403, 404, 422) } } },
-    async (request, reply) => sendData(reply, 200, 'Brand updated.', await updateBrand(deps, request.staffToken, parseId(request.params.id, 'brand'), request.body)),
+    {
+      schema: {
+        summary: 'Change a brand (name, sandbox)',
+        description: 'A body with `sandbox` needs an admin staff token (403 INSUFFICIENT_SCOPE otherwise).',
+        tags,
+        params: IdParams,
+        body: UpdateBrandBody,
+        response: { 200: envelope(Brand), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendData(reply, 200, 'Brand updated.', await updateBrand(deps, request.staffToken, parseId(request.params.id, 'brand'), request.body)),
   );
 
   staff.put<{ Params: Static<typeof IdParams>; Body: Static<typeof BrandPlanBody> }>(
     '/brands/:id/plan',
-    { schema: { summary: 'Turn a brand plan on or off', tags, params: IdParams, body: BrandPlanBody, response: { 200: envelope(Brand), ...errorResponses(401, 403, 404, 422) } } },
-    async (request, reply) =>
-      sendData(reply, 200, 'Brand plan updated.', await setBrandPlan(deps, parseId(request.params.id, 'brand'), request.body.active)),
+    {
+      schema: {
+        summary: 'Turn a brand plan on or off',
+        tags,
+        params: IdParams,
+        body: BrandPlanBody,
+        response: { 200: envelope(Brand), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => sendData(reply, 200, 'Brand plan updated.', await setBrandPlan(deps, parseId(request.params.id, 'brand'), request.body.active)),
   );
 
   staff.post<{ Params: Static<typeof IdParams> }>(
     '/integrations/:id/api-key/rotate',
-    { schema: { summary: 'Issue a new API key; the previous one stops at once', tags, params: IdParams, response: { 200: envelope(Type.Object({ api_key: Type.String() })), ...errorResponses(401, 403, 404) } } },
+    {
+      schema: {
+        summary: 'Issue a new API key; the previous one stops at once',
+        tags,
+        params: IdParams,
+        response: { 200: envelope(Type.Object({ api_key: Type.String() })), ...errorResponses(401, 403, 404) },
+      },
+    },
     async (request, reply) => sendSecret(reply, 200, 'API key rotated.', rotateApiKey(deps, parseId(request.params.id, 'integration'))),
   );
 
   staff.post<{ Params: Static<typeof IdParams> }>(
     '/integrations/:id/webhook-secret/rotate',
-    { schema: { summary: 'Issue a new webhook secret; the previous one verifies for 24 hours more', tags, params: IdParams, response: { 200: envelope(Type.Object({ webhook_secret: Type.String() })), ...errorResponses(401, 403, 404) } } },
-    async (request, reply) =>
-      sendSecret(reply, 200, 'Webhook secret rotated.', rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
+    {
+      schema: {
+        summary: 'Issue a new webhook secret; the previous one verifies for 24 hours more',
+        tags,
+        params: IdParams,
+        response: { 200: envelope(Type.Object({ webhook_secret: Type.String() })), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => sendSecret(reply, 200, 'Webhook secret rotated.', rotateWebhookSecret(deps, parseId(request.params.id, 'integration'))),
   );
 }

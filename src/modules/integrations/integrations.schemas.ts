@@ -11,7 +11,9 @@ export const Brand = Type.Object({
   sandbox: Type.Boolean({ description: "Whether the brand's integrations may call the sandbox test-helper routes" }),
 });
 
-const SandboxFlag = Type.Boolean({ description: "A sandbox brand's integrations may call the test-helper routes under /api/integrations/v1/sandbox (default false)" });
+const SandboxFlag = Type.Boolean({
+  description: "A sandbox brand's integrations may call the test-helper routes under /api/integrations/v1/sandbox (default false)",
+});
 
 export const CreateBrandBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, description: 'Brand name' }),
@@ -87,7 +89,6 @@ export const StaffIntegrationView = Type.Intersect([
 
 export const IdParams = Type.Object({ id: Type.String() });
 
-
 const StaffScope = Type.Union([Type.Literal('admin'), Type.Literal('operator')], {
   description: 'admin: everything, minting and revoking staff tokens included; operator: everything else',
 });
@@ -95,7 +96,9 @@ const StaffScope = Type.Union([Type.Literal('admin'), Type.Literal('operator')],
 export const StaffTokenView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
-  kind: Type.Union([Type.Literal('bootstrap'), Type.Literal('named')], { description: 'bootstrap: STAFF_TOKEN or the token generated at the first start; named: minted through this API' }),
+  kind: Type.Union([Type.Literal('bootstrap'), Type.Literal('named')], {
+    description: 'bootstrap: STAFF_TOKEN or the token generated at the first start; named: minted through this API',
+  }),
   scope: StaffScope,
   created_at: Timestamp(),
   last_used_at: Type.Union([Timestamp('ISO-8601 with +05:30; recorded at most once a minute'), Type.Null()]),
@@ -105,8 +108,12 @@ export const StaffTokenView = Type.Object({
 
 export const MintStaffTokenBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'What the token is for (shown in the list)' }),
-  scope: Type.Optional(Type.Union([Type.Literal('admin'), Type.Literal('operator')], { description: 'operator unless given; only admin tokens may mint and revoke staff tokens' })),
-  expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Days (of the service clock) until the token stops working; never when absent' })),
+  scope: Type.Optional(
+    Type.Union([Type.Literal('admin'), Type.Literal('operator')], { description: 'operator unless given; only admin tokens may mint and revoke staff tokens' }),
+  ),
+  expires_in_days: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 3650, description: 'Days (of the service clock) until the token stops working; never when absent' }),
+  ),
 });
 
 export const StaffTokenListQuery = Type.Object({

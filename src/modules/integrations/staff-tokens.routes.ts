@@ -35,7 +35,10 @@ export function registerStaffTokenRoutes(staff: FastifyInstance, deps: Deps): vo
         summary: 'List the live staff tokens, paged (never the tokens themselves)',
         tags,
         querystring: StaffTokenListQuery,
-        response: { 200: Type.Composite([envelope(Type.Array(StaffTokenView)), Type.Object({ pagination: StaffTokenPagination })]), ...errorResponses(401, 403, 422, 429) },
+        response: {
+          200: Type.Composite([envelope(Type.Array(StaffTokenView)), Type.Object({ pagination: StaffTokenPagination })]),
+          ...errorResponses(401, 403, 422, 429),
+        },
       },
     },
     async (request, reply) => {
@@ -54,6 +57,7 @@ export function registerStaffTokenRoutes(staff: FastifyInstance, deps: Deps): vo
         response: { 200: envelope(StaffTokenView), ...errorResponses(401, 403, 404, 409, 429) },
       },
     },
-    async (request, reply) => sendData(reply, 200, 'Staff token revoked.', await revokeStaffToken(deps, request.staffToken, parseId(request.params.id, 'staff token'))),
+    async (request, reply) =>
+      sendData(reply, 200, 'Staff token revoked.', await revokeStaffToken(deps, request.staffToken, parseId(request.params.id, 'staff token'))),
   );
 }

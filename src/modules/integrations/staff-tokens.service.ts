@@ -64,7 +64,8 @@ export async function ensureStaffToken(deps: Deps): Promise<string | null> {
         return null;
       }
       const revoked = await revokeStaffTokensWhere(trx, { kind: 'bootstrap', keepHash: hash }, now);
-      if (revoked.length > 0) deps.log.warn({ revoked: revoked.length, revoked_staff_token_ids: revoked }, 'STAFF_TOKEN is set: revoked the previous bootstrap staff tokens');
+      if (revoked.length > 0)
+        deps.log.warn({ revoked: revoked.length, revoked_staff_token_ids: revoked }, 'STAFF_TOKEN is set: revoked the previous bootstrap staff tokens');
       return null;
     }
     const retired = await revokeStaffTokensWhere(trx, { kind: 'bootstrap', name: CONFIGURED_NAME, keepHash: null }, now);

@@ -74,7 +74,10 @@ class LeaseClaims implements Claims {
   private renewAgain = false;
   private closed = false;
 
-  constructor(private readonly deps: ClaimDeps, soleProcess: boolean) {
+  constructor(
+    private readonly deps: ClaimDeps,
+    soleProcess: boolean,
+  ) {
     this.leaseMs = deps.config.workLeaseMs;
     this.ready = soleProcess
       ? releaseAllLeases(deps.db).catch((error) => deps.log.warn({ err: error }, 'could not free the claims of a previous run; they expire on their own'))
@@ -191,7 +194,12 @@ class LeaseClaims implements Claims {
     for (const entry of entries) entry.holder = holder;
     const sentAt = performance.now();
     try {
-      const kept = await renewLeases(this.deps.db, entries.map((e) => e.lease), holder, this.leaseMs);
+      const kept = await renewLeases(
+        this.deps.db,
+        entries.map((e) => e.lease),
+        holder,
+        this.leaseMs,
+      );
       for (const entry of entries) {
         if (!kept.has(entry.lease.token)) this.lose(entry, 'taken over');
         else if (this.held.get(keyOf(entry.lease.kind, entry.lease.id)) === entry) this.extend(entry, sentAt);

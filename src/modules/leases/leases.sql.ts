@@ -34,8 +34,7 @@ const holderProcess = (column: RawBuilder<unknown>) => sql`split_part(${column},
  * session ended, so its process is gone. The lock is taken for the statement's transaction only,
  * so the check works through a transaction pooler; a holder without a lock yields false.
  */
-const holderGone = (column: RawBuilder<unknown>) =>
-  sql`coalesce(pg_try_advisory_xact_lock(substring(${column} from '@lock:(-?[0-9]+)$')::bigint), false)`;
+const holderGone = (column: RawBuilder<unknown>) => sql`coalesce(pg_try_advisory_xact_lock(substring(${column} from '@lock:(-?[0-9]+)$')::bigint), false)`;
 
 /**
  * Takes the lease when nobody holds it, its holder's time is up (on the database's clock), its

@@ -89,7 +89,12 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
     labelNames: ['type'] as const,
     registers: [registry],
   });
-  const deliveriesTotal = outcomeCounter(registry, 'doorloom_webhook_deliveries_total', 'Webhook delivery attempts (events and pings), by outcome.', DELIVERY_OUTCOMES);
+  const deliveriesTotal = outcomeCounter(
+    registry,
+    'doorloom_webhook_deliveries_total',
+    'Webhook delivery attempts (events and pings), by outcome.',
+    DELIVERY_OUTCOMES,
+  );
   const snapshotsTotal = outcomeCounter(
     registry,
     'doorloom_availability_snapshots_total',
@@ -138,10 +143,16 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'signals'>, opti
         if (s) for (const i of s.states) if (i.status !== 'disabled' && (!webhookOnly || i.has_webhook)) this.set({ integration: i.slug }, value(s, i.id));
       },
     });
-  perIntegration('doorloom_webhook_backlog_events', 'Undelivered events per integration (disabled ones excluded).', (s, id) => s.backlog.get(id)?.undelivered ?? 0);
+  perIntegration(
+    'doorloom_webhook_backlog_events',
+    'Undelivered events per integration (disabled ones excluded).',
+    (s, id) => s.backlog.get(id)?.undelivered ?? 0,
+  );
   const ageOf = (s: Snapshot, at: Date | null | undefined) => (at ? Math.max(0, (s.now - at.getTime()) / 1000) : 0);
-  perIntegration('doorloom_webhook_oldest_undelivered_seconds', 'Age of the oldest undelivered event per integration, in service-clock seconds (0 with none).', (s, id) =>
-    ageOf(s, s.backlog.get(id)?.oldestAt),
+  perIntegration(
+    'doorloom_webhook_oldest_undelivered_seconds',
+    'Age of the oldest undelivered event per integration, in service-clock seconds (0 with none).',
+    (s, id) => ageOf(s, s.backlog.get(id)?.oldestAt),
   );
   perIntegration(
     'doorloom_webhook_oldest_undelivered_booking_seconds',

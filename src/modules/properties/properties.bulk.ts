@@ -32,7 +32,12 @@ function itemError(deps: Deps, error: unknown): NonNullable<BulkItemResult['erro
  * POST /properties/bulk: the whole batch is checked first (422, nothing written), then each item
  * is created in its own transaction; a refused item fails alone.
  */
-export async function bulkCreate(deps: Deps, actor: Actor, body: BulkCreateInput, calendar: CalendarDrafts): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
+export async function bulkCreate(
+  deps: Deps,
+  actor: Actor,
+  body: BulkCreateInput,
+  calendar: CalendarDrafts,
+): Promise<{ allCreated: boolean; data: ReturnType<typeof bulkData> }> {
   const items = body.properties;
   const results: BulkItemResult[] = [];
   for (const [index, item] of items.entries()) {
@@ -75,4 +80,3 @@ export async function bulkUpdate(deps: Deps, actor: Actor, body: BulkUpdateBodyI
   }
   return bulkData(results);
 }
-

@@ -269,13 +269,13 @@ export function updateColumns(input: Groups, current: PropertyRow): ColumnChange
     set.formatted_address = a.formatted_address
       ? a.formatted_address
       : deriveFormattedAddress({
-          address_line_1: (set.address_line_1) ?? current.address_line_1,
-          address_line_2: set.address_line_2 !== undefined ? (set.address_line_2) : current.address_line_2,
-          landmark: set.landmark !== undefined ? (set.landmark) : current.landmark,
-          city: (set.city) ?? current.city,
-          state: (set.state) ?? current.state,
-          country: (set.country) ?? current.country,
-          pin_code: (set.pin_code) ?? current.pin_code,
+          address_line_1: set.address_line_1 ?? current.address_line_1,
+          address_line_2: set.address_line_2 !== undefined ? set.address_line_2 : current.address_line_2,
+          landmark: set.landmark !== undefined ? set.landmark : current.landmark,
+          city: set.city ?? current.city,
+          state: set.state ?? current.state,
+          country: set.country ?? current.country,
+          pin_code: set.pin_code ?? current.pin_code,
         });
   }
 

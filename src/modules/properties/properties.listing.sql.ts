@@ -7,7 +7,11 @@ type Q = Kysely<DB> | Transaction<DB>;
  * A page of properties for staff, by id: those of a brand, those an integration covers (with its
  * external id for each), or both filters at once, or every property.
  */
-export async function selectStaffPropertyPage(db: Q, filters: { integrationId: number | null; brandId: number | null }, options: { limit: number; offset: number }) {
+export async function selectStaffPropertyPage(
+  db: Q,
+  filters: { integrationId: number | null; brandId: number | null },
+  options: { limit: number; offset: number },
+) {
   let base = db.selectFrom('properties as p');
   if (filters.brandId !== null) base = base.where('p.brand_id', '=', filters.brandId);
   if (filters.integrationId !== null) {
@@ -25,7 +29,11 @@ export async function selectStaffPropertyPage(db: Q, filters: { integrationId: n
         'p.created_at',
         'p.updated_at',
         externalId.as('external_id'),
-        eb.selectFrom('coverage as cc').select((e) => e.fn.countAll<number>().as('n')).whereRef('cc.property_id', '=', 'p.id').as('covering_integrations'),
+        eb
+          .selectFrom('coverage as cc')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('cc.property_id', '=', 'p.id')
+          .as('covering_integrations'),
       ])
       .orderBy('p.id')
       .limit(options.limit)

@@ -60,7 +60,9 @@ export function coveredPropertyBy(db: Q, integrationId: number, ref: string, id:
 export function coveredPropertyId(integrationId: number, ref: { external_id?: string; doorloom_id?: number }): RawBuilder<number | null> {
   const byId = ref.doorloom_id !== undefined ? sql`and p.id = ${ref.doorloom_id}` : sql``;
   const byExternal = ref.external_id !== undefined ? sql`and c.external_id = ${ref.external_id}` : sql``;
-  return sql<number | null>`select p.id from coverage c join properties p on p.id = c.property_id where c.integration_id = ${integrationId} ${byId} ${byExternal} limit 1`;
+  return sql<
+    number | null
+  >`select p.id from coverage c join properties p on p.id = c.property_id where c.integration_id = ${integrationId} ${byId} ${byExternal} limit 1`;
 }
 
 /** findCoveredProperty, or 404 NOT_FOUND. */

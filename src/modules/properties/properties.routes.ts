@@ -112,9 +112,7 @@ export function registerPropertyRoutes(api: FastifyInstance, deps: Deps, calenda
     },
     async (request, reply) => {
       const { allCreated, data } = await bulkCreate(deps, actorOf(request), request.body, calendar);
-      return allCreated
-        ? sendData(reply, 201, 'Properties created.', data)
-        : sendData(reply, 200, 'Batch processed; some properties were not created.', data);
+      return allCreated ? sendData(reply, 201, 'Properties created.', data) : sendData(reply, 200, 'Batch processed; some properties were not created.', data);
     },
   );
 
@@ -180,14 +178,18 @@ export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps, 
         response: { 201: envelope(StaffPropertyView), ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (request, reply) =>
-      sendData(reply, 201, 'Property created.', await hostCreateProperty(deps, parseId(request.params.id, 'brand'), request.body)),
+    async (request, reply) => sendData(reply, 201, 'Property created.', await hostCreateProperty(deps, parseId(request.params.id, 'brand'), request.body)),
   );
 
   staff.get<{ Params: Static<typeof IdParams> }>(
     '/properties/:id',
     {
-      schema: { summary: 'Read a property (host view)', tags, params: IdParams, response: { 200: envelope(StaffPropertyView), ...errorResponses(401, 403, 404) } },
+      schema: {
+        summary: 'Read a property (host view)',
+        tags,
+        params: IdParams,
+        response: { 200: envelope(StaffPropertyView), ...errorResponses(401, 403, 404) },
+      },
     },
     async (request, reply) => sendData(reply, 200, 'Property retrieved.', await staffPropertyView(deps, parseId(request.params.id, 'property'))),
   );
@@ -257,7 +259,10 @@ export function registerStaffPropertyRoutes(staff: FastifyInstance, deps: Deps, 
         summary: 'Stop covering a property',
         tags,
         params: CoverageParams,
-        response: { 200: envelope(Type.Object({ integration_id: Type.Integer(), property_id: Type.Integer(), coverage: Type.String() })), ...errorResponses(401, 403, 404) },
+        response: {
+          200: envelope(Type.Object({ integration_id: Type.Integer(), property_id: Type.Integer(), coverage: Type.String() })),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request, reply) =>

@@ -37,14 +37,12 @@ function orNull<T extends TSchema>(schema: T) {
   const s = schema as unknown as { type: string; enum?: unknown[] };
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [s.type, 'null'], ...(s.enum ? { enum: [...s.enum, null] } : {}) });
 }
-const oneOf = <T extends readonly string[]>(values: T, description: string) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
+const oneOf = <T extends readonly string[]>(values: T, description: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
 
 const text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
 /** Optional free text: may be empty. */
 const optionalText = (max: number, description?: string) => Type.String({ maxLength: max, description });
-const externalId = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 128, pattern: EXTERNAL_ID_PATTERN, description });
+const externalId = (description: string) => Type.String({ minLength: 1, maxLength: 128, pattern: EXTERNAL_ID_PATTERN, description });
 const money = (description: string) => Type.Number({ minimum: 0, maximum: MAX_MONEY, description });
 const guests = (description: string) => Type.Integer({ minimum: 1, maximum: 500, description });
 const rooms = (description: string) => Type.Integer({ minimum: 0, maximum: 500, description });
@@ -92,10 +90,13 @@ function groups(create: boolean) {
       }),
     ),
     pricing: req(
-      Type.Object({
-        weekday: req(priceGroup(create)),
-        weekend: req(priceGroup(create)),
-      }, { description: 'weekday: Sunday to Thursday nights; weekend: Friday and Saturday nights' }),
+      Type.Object(
+        {
+          weekday: req(priceGroup(create)),
+          weekend: req(priceGroup(create)),
+        },
+        { description: 'weekday: Sunday to Thursday nights; weekend: Friday and Saturday nights' },
+      ),
     ),
     features: opt(
       Type.Object({
@@ -277,9 +278,7 @@ export const BulkResult = Type.Object({
       doorloom_id: Nullable(Type.Integer()),
       status: Type.String({ description: 'created, updated or failed' }),
       property: Type.Optional(PropertyBlock),
-      error: Type.Optional(
-        Type.Object({ code: Type.String(), message: Type.String(), errors: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
-      ),
+      error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String(), errors: Type.Optional(Type.Record(Type.String(), Type.Unknown())) })),
     }),
   ),
 });

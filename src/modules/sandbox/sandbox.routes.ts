@@ -120,7 +120,8 @@ export function registerSandboxRoutes(api: FastifyInstance, deps: Deps): void {
       response: { 200: envelope(HostEditAnswer), ...errorResponses(401, 403, 404, 422, 429) },
     },
   });
-  const hostAction = 'Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property).';
+  const hostAction =
+    'Acts as the host would through the staff API, so it records exactly the events that host action records (origin `doorloom`, to every integration covering the property).';
 
   api.post<{ Params: Static<typeof SandboxPropertyParams>; Body: Static<typeof SandboxBookingBody> }>(
     '/sandbox/properties/:property/bookings',
@@ -138,7 +139,8 @@ export function registerSandboxRoutes(api: FastifyInstance, deps: Deps): void {
         response: { 201: envelope(BookingObject), ...errorResponses(401, 403, 404, 409, 422, 429) },
       },
     },
-    async (request, reply) => sendBooking(reply, 201, 'Host booking created.', await sandboxHostBooking(deps, integrationOf(request), request.params.property, request.body)),
+    async (request, reply) =>
+      sendBooking(reply, 201, 'Host booking created.', await sandboxHostBooking(deps, integrationOf(request), request.params.property, request.body)),
   );
 
   api.post<{ Params: Static<typeof SandboxBookingParams>; Body: Static<typeof SandboxCancelBody> }>(
@@ -170,19 +172,33 @@ export function registerSandboxRoutes(api: FastifyInstance, deps: Deps): void {
 
   api.post<{ Params: Static<typeof SandboxPropertyParams>; Body: Static<typeof SandboxUnblockBody> }>(
     '/sandbox/properties/:property/unblock',
-    edit('Sandbox: the host lifts blocks (either scope) from nights', `${hostAction} Records availability.changed per calendar month touched.`, SandboxUnblockBody),
-    async (request, reply) => sendData(reply, 200, 'Nights unblocked.', await sandboxUnblock(deps, integrationOf(request), request.params.property, request.body)),
+    edit(
+      'Sandbox: the host lifts blocks (either scope) from nights',
+      `${hostAction} Records availability.changed per calendar month touched.`,
+      SandboxUnblockBody,
+    ),
+    async (request, reply) =>
+      sendData(reply, 200, 'Nights unblocked.', await sandboxUnblock(deps, integrationOf(request), request.params.property, request.body)),
   );
 
   api.post<{ Params: Static<typeof SandboxPropertyParams>; Body: Static<typeof SandboxRateBody> }>(
     '/sandbox/properties/:property/rate-override',
-    edit('Sandbox: the host overrides the price of nights', `${hostAction} Records rates.changed per calendar month touched (source "override").`, SandboxRateBody),
-    async (request, reply) => sendData(reply, 200, 'Rates overridden.', await sandboxRateOverride(deps, integrationOf(request), request.params.property, request.body)),
+    edit(
+      'Sandbox: the host overrides the price of nights',
+      `${hostAction} Records rates.changed per calendar month touched (source "override").`,
+      SandboxRateBody,
+    ),
+    async (request, reply) =>
+      sendData(reply, 200, 'Rates overridden.', await sandboxRateOverride(deps, integrationOf(request), request.params.property, request.body)),
   );
 
   api.post<{ Params: Static<typeof SandboxPropertyParams>; Body: Static<typeof SandboxRestrictionBody> }>(
     '/sandbox/properties/:property/restriction-override',
-    edit('Sandbox: the host sets restrictions of nights (min stay, stop sell, …)', `${hostAction} Records restrictions.changed per calendar month touched.`, SandboxRestrictionBody),
+    edit(
+      'Sandbox: the host sets restrictions of nights (min stay, stop sell, …)',
+      `${hostAction} Records restrictions.changed per calendar month touched.`,
+      SandboxRestrictionBody,
+    ),
     async (request, reply) =>
       sendData(reply, 200, 'Restrictions overridden.', await sandboxRestrictionOverride(deps, integrationOf(request), request.params.property, request.body)),
   );

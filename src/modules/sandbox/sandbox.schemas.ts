@@ -50,22 +50,28 @@ export const SandboxBookingBody = Type.Object(
 );
 export type SandboxBookingInput = Static<typeof SandboxBookingBody>;
 
-export const SandboxCancelBody = Type.Object({
-  reason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-  refund_note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-}, Strict);
+export const SandboxCancelBody = Type.Object(
+  {
+    reason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    refund_note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  },
+  Strict,
+);
 export type SandboxCancelInput = Static<typeof SandboxCancelBody>;
 
-export const SandboxBlockBody = Type.Object({
-  from: NightsFrom,
-  to: NightsTo,
-  block_scope: Type.Optional(
-    Type.Union([Type.Literal('everywhere'), Type.Literal('ota_only')], {
-      description: 'everywhere (default): no booking on any channel; ota_only: direct bookings still allowed',
-    }),
-  ),
-  inventory_ids: InventoryIds,
-}, Strict);
+export const SandboxBlockBody = Type.Object(
+  {
+    from: NightsFrom,
+    to: NightsTo,
+    block_scope: Type.Optional(
+      Type.Union([Type.Literal('everywhere'), Type.Literal('ota_only')], {
+        description: 'everywhere (default): no booking on any channel; ota_only: direct bookings still allowed',
+      }),
+    ),
+    inventory_ids: InventoryIds,
+  },
+  Strict,
+);
 export type SandboxBlockInput = Static<typeof SandboxBlockBody>;
 
 export const SandboxUnblockBody = Type.Object({ from: NightsFrom, to: NightsTo, inventory_ids: InventoryIds }, Strict);
@@ -73,32 +79,41 @@ export type SandboxUnblockInput = Static<typeof SandboxUnblockBody>;
 
 const Money = (description: string) => Type.Number({ minimum: 0, maximum: 9999999999, description });
 
-export const SandboxRateBody = Type.Object({
-  from: NightsFrom,
-  to: NightsTo,
-  base_price: Type.Optional(Money('INR per night; the override of the base price')),
-  extra_adult_price: Type.Optional(Money('INR per extra adult per night')),
-  extra_child_price: Type.Optional(Money('INR per extra child per night')),
-  clear: Type.Optional(Type.Boolean({ description: 'true removes every price override of these nights instead' })),
-}, Strict);
+export const SandboxRateBody = Type.Object(
+  {
+    from: NightsFrom,
+    to: NightsTo,
+    base_price: Type.Optional(Money('INR per night; the override of the base price')),
+    extra_adult_price: Type.Optional(Money('INR per extra adult per night')),
+    extra_child_price: Type.Optional(Money('INR per extra child per night')),
+    clear: Type.Optional(Type.Boolean({ description: 'true removes every price override of these nights instead' })),
+  },
+  Strict,
+);
 export type SandboxRateInput = Static<typeof SandboxRateBody>;
 
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }));
 
-export const SandboxRestrictionBody = Type.Object({
-  from: NightsFrom,
-  to: NightsTo,
-  min_stay: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'Minimum stay for arrivals on these nights; null follows the rules' }))),
-  max_stay: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'Maximum stay for arrivals on these nights; null follows the rules' }))),
-  stop_sell: Flag('Nights not for sale'),
-  closed_to_arrival: Flag('No check-in on these nights'),
-  closed_to_departure: Flag('No check-out on these dates'),
-}, Strict);
+export const SandboxRestrictionBody = Type.Object(
+  {
+    from: NightsFrom,
+    to: NightsTo,
+    min_stay: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'Minimum stay for arrivals on these nights; null follows the rules' }))),
+    max_stay: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'Maximum stay for arrivals on these nights; null follows the rules' }))),
+    stop_sell: Flag('Nights not for sale'),
+    closed_to_arrival: Flag('No check-in on these nights'),
+    closed_to_departure: Flag('No check-out on these dates'),
+  },
+  Strict,
+);
 export type SandboxRestrictionInput = Static<typeof SandboxRestrictionBody>;
 
-export const SandboxClockBody = Type.Object({
-  days: Type.Integer({ minimum: 1, maximum: 366, description: 'Days to move the brand’s clock forward (1 to 366)' }),
-}, Strict);
+export const SandboxClockBody = Type.Object(
+  {
+    days: Type.Integer({ minimum: 1, maximum: 366, description: 'Days to move the brand’s clock forward (1 to 366)' }),
+  },
+  Strict,
+);
 
 export const HostEditAnswer = Type.Object({
   doorloom_id: Type.Integer(),

@@ -34,17 +34,22 @@ async function coveredId(deps: Deps, integrationId: number, ref: string): Promis
 export async function sandboxHostBooking(deps: Deps, integrationId: number, ref: string, input: SandboxBookingInput) {
   const propertyId = await coveredId(deps, integrationId, ref);
   // Field by field: nothing the schema does not list reaches the staff function.
-  const booking = await hostCreateBooking(deps, propertyId, {
-    check_in: input.check_in,
-    check_out: input.check_out,
-    units: input.units ?? [{ adults: 1 }],
-    guest: input.guest ?? { name: 'Sandbox guest' },
-    pricing: input.pricing ?? { total: 0 },
-    external_booking_id: input.external_booking_id,
-    status: input.status,
-    notes: input.notes,
-    source: input.source,
-  }, { aliasesOf: integrationId });
+  const booking = await hostCreateBooking(
+    deps,
+    propertyId,
+    {
+      check_in: input.check_in,
+      check_out: input.check_out,
+      units: input.units ?? [{ adults: 1 }],
+      guest: input.guest ?? { name: 'Sandbox guest' },
+      pricing: input.pricing ?? { total: 0 },
+      external_booking_id: input.external_booking_id,
+      status: input.status,
+      notes: input.notes,
+      source: input.source,
+    },
+    { aliasesOf: integrationId },
+  );
   return getBooking(deps, { integrationId }, { id: booking.id });
 }
 

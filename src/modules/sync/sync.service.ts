@@ -15,7 +15,11 @@ const SYNC_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 export const SyncBody = Type.Object({
   property_ids: Type.Optional(
-    Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { minItems: 1, maxItems: SYNC_MAX_PROPERTIES, description: 'Service property ids, each covered; omitted: every covered property' }),
+    Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), {
+      minItems: 1,
+      maxItems: SYNC_MAX_PROPERTIES,
+      description: 'Service property ids, each covered; omitted: every covered property',
+    }),
   ),
   types: Type.Optional(
     Type.Array(Type.String(), {

@@ -8,7 +8,9 @@ import { deliveryLog, partnerDeliveries } from './webhooks.service.js';
 
 const IdParams = Type.Object({ id: Type.String() });
 const LogQuery = Type.Object({
-  after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Attempt id to continue after (exclusive); 0 starts at the oldest' })),
+  after: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Attempt id to continue after (exclusive); 0 starts at the oldest' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' })),
 });
 
@@ -32,7 +34,13 @@ const LogPage = Type.Object({
 });
 
 const DeliveriesQuery = Type.Object({
-  before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Attempt id to continue before (exclusive): the cursor.next_before of the previous page; absent starts at the newest' })),
+  before: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Attempt id to continue before (exclusive): the cursor.next_before of the previous page; absent starts at the newest',
+    }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200 (default 50)' })),
 });
 
@@ -47,8 +55,15 @@ const DeliveryAttempt = Type.Object({
   status_code: Nullable(Type.Integer({ description: 'HTTP status of the answer; null when none came' })),
   error: Nullable(Type.String({ description: 'CODE: detail when no HTTP answer came (timeout, refused, network error)' })),
   duration_ms: Type.Integer({ description: 'From the request to the whole answer, or to the failure' }),
-  response_body: Nullable(Type.String({ description: 'First 4 KB of the answer; null when none came, or when it came from a loopback, private, link-local or reserved address (possible only where the service allows such receivers)' })),
-  next_attempt_at: Nullable(Type.String({ description: 'When this failed event is tried again (the latest failure of the event at the head of the queue); null otherwise' })),
+  response_body: Nullable(
+    Type.String({
+      description:
+        'First 4 KB of the answer; null when none came, or when it came from a loopback, private, link-local or reserved address (possible only where the service allows such receivers)',
+    }),
+  ),
+  next_attempt_at: Nullable(
+    Type.String({ description: 'When this failed event is tried again (the latest failure of the event at the head of the queue); null otherwise' }),
+  ),
 });
 
 const DeliveriesPage = Type.Object({

@@ -65,7 +65,10 @@ function failureOf(error: Error & { code?: string }): { code: string; message: s
     case 'UND_ERR_CONNECT_TIMEOUT':
       return { code: 'CONNECT_TIMEOUT', message: `no connection within ${CONNECT_TIMEOUT_MS / 1000} s` };
     case 'UND_ERR_SOCKET':
-      return { code: (error.cause as { code?: string } | undefined)?.code ?? 'ECONNRESET', message: `the connection was closed before the answer was complete (${error.message})` };
+      return {
+        code: (error.cause as { code?: string } | undefined)?.code ?? 'ECONNRESET',
+        message: `the connection was closed before the answer was complete (${error.message})`,
+      };
     case undefined:
       return { code: 'REQUEST_FAILED', message: error.message };
     default:

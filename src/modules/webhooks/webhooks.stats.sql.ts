@@ -78,10 +78,7 @@ export interface UndeliveredBooking {
 export async function undeliveredBookingHeads(db: Q, recordedBy: Date): Promise<UndeliveredBooking[]> {
   const rows = await db
     .selectFrom('webhook_delivery_state as s')
-    .innerJoinLateral(
-      firstPendingAbove(db, BOOKING_EVENT).select(['e.id', 'e.sequence', 'e.created_at', 'e.body']).as('b'),
-      (join) => join.onTrue(),
-    )
+    .innerJoinLateral(firstPendingAbove(db, BOOKING_EVENT).select(['e.id', 'e.sequence', 'e.created_at', 'e.body']).as('b'), (join) => join.onTrue())
     .select(['s.integration_id', 'b.id', 'b.sequence', 'b.created_at', 'b.body'])
     .where('s.undelivered', '>', 0)
     .where('b.created_at', '<=', recordedBy)
@@ -112,7 +109,19 @@ export async function eventDeliveryPage(db: Q, integrationId: number, options: {
   const delivery = eventDeliveryColumns('e', integrationId);
   let query = db
     .selectFrom(eventLog(db).as('e'))
-    .select(['e.sequence', 'e.id', 'e.type', 'e.origin', 'e.property_id', 'e.window_from', 'e.window_to', 'e.created_at', delivery.status, delivery.attempts, delivery.deliveredAt])
+    .select([
+      'e.sequence',
+      'e.id',
+      'e.type',
+      'e.origin',
+      'e.property_id',
+      'e.window_from',
+      'e.window_to',
+      'e.created_at',
+      delivery.status,
+      delivery.attempts,
+      delivery.deliveredAt,
+    ])
     .where('e.integration_id', '=', integrationId)
     .where('e.sequence', '>', options.afterSequence)
     .orderBy('e.sequence')

@@ -137,7 +137,13 @@ export class StreamDelivery {
         continue;
       }
       const at = this.clock().nowMs();
-      const sent = await sendSigningNext(deps, this.ctx.sender, target, { id: event.id, body: event.body, presigned, cancellable: this.cancellable }, batch[i + 1]);
+      const sent = await sendSigningNext(
+        deps,
+        this.ctx.sender,
+        target,
+        { id: event.id, body: event.body, presigned, cancellable: this.cancellable },
+        batch[i + 1],
+      );
       const result: SendResult = sent.result;
       presigned = sent.presigned;
       const attempt: Attempt = { eventId: event.id, eventType: event.type, sequence: event.sequence, attempt: event.attempts + 1, at, result };

@@ -89,7 +89,9 @@ export async function sendSigningNext(
   let presigned: Signed | null = null;
   const sending = sendEvent(deps, sender, target, event);
   const signing =
-    following && target.url && target.types.has(following.type) ? setImmediate(() => (presigned = signEvent(deps, target, following.id, following.body))) : null;
+    following && target.url && target.types.has(following.type)
+      ? setImmediate(() => (presigned = signEvent(deps, target, following.id, following.body)))
+      : null;
   const result = await sending;
   if (signing) clearImmediate(signing);
   return { result, presigned };

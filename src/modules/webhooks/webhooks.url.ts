@@ -83,7 +83,8 @@ export function webhookUrlProblem(raw: string, policy: TargetPolicy): string | n
   const host = bareHost(url);
   if (host === '') return 'must name a host';
   if (policy.private) return null;
-  if (isIP(host)) return isForbiddenAddress(host) ? 'must not point at a loopback, private, link-local or reserved address (only global unicast addresses)' : null;
+  if (isIP(host))
+    return isForbiddenAddress(host) ? 'must not point at a loopback, private, link-local or reserved address (only global unicast addresses)' : null;
   if (LOCAL_NAMES.test(host)) return 'must not point at a local host name';
   return null;
 }
@@ -109,7 +110,11 @@ export function guardedLookup(resolve: typeof dnsLookup = dnsLookup) {
       const bad = list.find((a) => isForbiddenAddress(a.address));
       if (bad) {
         const range = forbiddenRange(bad.address);
-        return callback(new ForbiddenTargetError(`${hostname} resolves to ${bad.address}, a loopback, private, link-local or reserved address (${range})`), '', 0);
+        return callback(
+          new ForbiddenTargetError(`${hostname} resolves to ${bad.address}, a loopback, private, link-local or reserved address (${range})`),
+          '',
+          0,
+        );
       }
       if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       if (options?.all) return callback(null, list);

@@ -44,7 +44,11 @@ export class ScanLoop {
   private timer: NodeJS.Timeout;
   private stopped = false;
 
-  constructor(private readonly deps: Deps, intervalMs: number, private readonly due: (integrationId: number) => void) {
+  constructor(
+    private readonly deps: Deps,
+    intervalMs: number,
+    private readonly due: (integrationId: number) => void,
+  ) {
     this.gate = new FailureGate('webhook scan', deps.log);
     this.timer = setInterval(() => void this.run(), intervalMs).unref();
     setImmediate(() => void this.run());

@@ -11,7 +11,7 @@ import { migrate, openDatabase, type Database, type DatabaseOptions } from './db
 import type { Deps, RuntimeState } from './deps.js';
 import { createAuthCache } from './modules/integrations/integrations.auth.js';
 import { createIdempotencyStatements } from './http/idempotency.js';
-import { createCounterStore } from './http/rate-limit.js';
+import { createCounterStore } from './http/rate-limit.store.js';
 import { createClock } from './lib/clock.js';
 import { createSecretBox, parseSecretsKey } from './lib/secrets.js';
 import { checkSecretsKey, reloadBrandClocks, resealWebhookSecrets } from './modules/integrations/integrations.service.js';

@@ -54,10 +54,8 @@ const SQL_EXCEPTIONS: Array<{ file: string; table: string; reason: string; holds
 const DEPS_MAY_IMPORT = new Set(['config', 'db', 'lib', 'signals']);
 const DEPS_STILL_CARRIES: Array<{ spec: string; reason: string }> = [
   { spec: './http/idempotency.js', reason: 'the batched Idempotency-Key statements (state.idempotency): to be made where the API scope installs idempotency' },
-  {
-    spec: './http/rate-limit.js',
-    reason: 'the rate counters and known staff credentials (state.rateCounters, state.knownStaffCredentials): to be made where app.ts installs the limiter',
-  },
+  { spec: './http/rate-limit.store.js', reason: 'the rate counters (state.rateCounters): to be made where app.ts installs the limiter' },
+  { spec: './http/rate-limit.staff.js', reason: 'the known staff credentials (state.knownStaffCredentials): to be made where app.ts installs the limiter' },
   { spec: './http/staff-lockout.js', reason: "the staff lockout's verified addresses (state.staffVerifiedFrom): to be made with the limiter" },
   {
     spec: './modules/integrations/integrations.auth.js',

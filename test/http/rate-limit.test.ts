@@ -1,7 +1,7 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../../src/app.js';
-import { addressBucket, ENDPOINT_TIERS, OVERALL_ONLY, routeKey } from '../../src/http/rate-limit.js';
+import { addressBucket, ENDPOINT_TIERS, OVERALL_ONLY, routeKey } from '../../src/http/rate-limit.tiers.js';
 import { createTestContext, STAFF_TOKEN, type TestContext, type TestIntegration } from '../helpers/context.js';
 import { call, expectRateLimited, freshAddress, rateHeaders, remainingOf, startOfNextWindow } from './rate-limit.helpers.js';
 

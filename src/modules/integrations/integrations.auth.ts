@@ -5,7 +5,8 @@ import type { Deps } from '../../deps.js';
 import { digestsEqual, sha256Hex } from '../../lib/secrets.js';
 import { authenticateStaffToken, type StaffIdentity } from './staff-tokens.service.js';
 import { fail } from '../../http/errors.js';
-import { guardStaff, staffAttempt, type IntegrationAuthHook } from '../../http/rate-limit.js';
+import type { IntegrationAuthHook } from '../../http/rate-limit.js';
+import { guardStaff, staffAttempt } from '../../http/rate-limit.staff.js';
 
 export interface IntegrationContext {
   id: number;

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { authenticateStaff, bearerToken } from '../integrations/integrations.auth.js';
 import { sendFailure } from '../../http/envelope.js';
 import { AppError, fail } from '../../http/errors.js';
-import { guardStaff } from '../../http/rate-limit.js';
+import { guardStaff } from '../../http/rate-limit.staff.js';
 import { digestsEqual, sha256Hex } from '../../lib/secrets.js';
 
 /**

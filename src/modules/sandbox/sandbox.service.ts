@@ -15,7 +15,8 @@ import { advanceBrandClock } from '../integrations/integrations.service.js';
 import { expireEvents } from '../jobs/jobs.daily.js';
 import type { Clock } from '../../lib/clock.js';
 import { requireCoveredProperty } from '../properties/properties.resolve.js';
-import { archiveProperty, getProperty } from '../properties/properties.service.js';
+import { archiveProperty } from '../properties/properties.host.js';
+import { getProperty } from '../properties/properties.service.js';
 import type {
   SandboxBlockInput,
   SandboxBookingInput,

@@ -7,6 +7,10 @@ import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
+import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
+import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
+import { createBrand } from '../../src/modules/integrations/integrations.service.js';
+import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { createRuntime } from '../../src/runtime.js';
 import { poolEnv, STAFF_TOKEN } from '../helpers/context.js';
 
@@ -118,4 +122,27 @@ export async function startServer(db: ScratchDatabase, env: Record<string, strin
       }
     },
   };
+}
+
+/** A brand and an integration delivering to `${receiverUrl}/${name}`, made on `db` by a runtime of this process. */
+export async function integrationOn(db: ScratchDatabase, brandName: string, name: string, receiverUrl: string) {
+  return withRuntime(db, async (deps) => {
+    const brand = await createBrand(deps, brandName);
+    return (await createIntegration(deps, { brand_id: brand.id, name, webhook: { url: `${receiverUrl}/${name}` } })).integration;
+  });
+}
+
+/** Records `count` events for the integration from this process: servers hear of them through their LISTEN or their scan. */
+export function recordEvents(db: ScratchDatabase, integrationId: number, count: number) {
+  return withRuntime(db, (deps) =>
+    unitOfWork(deps, async (trx) =>
+      appendEvents(trx, {
+        clock: deps.clock,
+        propertyId: null,
+        actorIntegrationId: null,
+        targets: await selectAppendTargets(trx, null, integrationId),
+        build: () => Array.from({ length: count }, (_, i) => ({ type: 'availability.changed' as const, data: { i } })),
+      }),
+    ),
+  );
 }

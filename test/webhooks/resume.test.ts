@@ -1,11 +1,7 @@
-import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
-import { createBrand } from '../../src/modules/integrations/integrations.service.js';
-import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
 import { databaseUrl, sessionUrl } from '../helpers/context.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { scratchDatabase, startServer, withRuntime, type ScratchDatabase, type ServerProcess } from './process.js';
+import { integrationOn, recordEvents, scratchDatabase, startServer, withRuntime, type ScratchDatabase, type ServerProcess } from './process.js';
 
 // A process killed with -9 on PostgreSQL: its delivery claims pass at once, through the session
 // lock its LISTEN connection held, not when their leases run out. The lease is left at 30 s and
@@ -35,26 +31,8 @@ afterAll(async () => {
 async function setUp(name: string) {
   const db = await scratchDatabase(databaseUrl);
   databases.push(db);
-  const integration = await withRuntime(db, async (deps) => {
-    const brand = await createBrand(deps, 'Resume Brand');
-    return (await createIntegration(deps, { brand_id: brand.id, name, webhook: { url: `${receiver.url}/${name}` } })).integration;
-  });
+  const integration = await integrationOn(db, 'Resume Brand', name, receiver.url);
   return { db, integration };
-}
-
-/** Records N events from a third process: the servers hear of them through their LISTEN or their scan. */
-function record(db: ScratchDatabase, integrationId: number) {
-  return withRuntime(db, (deps) =>
-    unitOfWork(deps, async (trx) =>
-      appendEvents(trx, {
-        clock: deps.clock,
-        propertyId: null,
-        actorIntegrationId: null,
-        targets: await selectAppendTargets(trx, null, integrationId),
-        build: () => Array.from({ length: N }, (_, i) => ({ type: 'availability.changed' as const, data: { i } })),
-      }),
-    ),
-  );
 }
 
 /** The process delivering the stream now: the worker named on its lease row (host:pid:tag). */
@@ -110,7 +88,7 @@ describe.runIf(databaseUrl && sessionUrl)('deliveries resume at once after a kil
     const first = await startServer(db, LEASE);
     servers.push(first);
     await first.ready();
-    await record(db, integration.id);
+    await recordEvents(db, integration.id, N);
     const { atKill } = await killMidStream(db, integration, [first]);
 
     const second = await startServer(db, LEASE);
@@ -135,7 +113,7 @@ describe.runIf(databaseUrl && sessionUrl)('deliveries resume at once after a kil
     const b = await startServer(db, LEASE);
     servers.push(a, b);
     await Promise.all([a.ready(), b.ready()]);
-    await record(db, integration.id);
+    await recordEvents(db, integration.id, N);
     const { killed, atKill } = await killMidStream(db, integration, [a, b]);
     const successor = killed === a ? b : a;
 

@@ -1,12 +1,8 @@
-import { selectAppendTargets } from '../../src/modules/properties/properties.sql.js';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, unitOfWork } from '../../src/modules/events/events.log.js';
-import { createBrand } from '../../src/modules/integrations/integrations.service.js';
-import { createIntegration } from '../../src/modules/accounts/accounts.service.js';
 import { databaseUrl } from '../helpers/context.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { scratchDatabase, startServer, withRuntime, type ScratchDatabase, type ServerProcess } from './process.js';
+import { integrationOn, recordEvents, scratchDatabase, startServer, withRuntime, type ScratchDatabase, type ServerProcess } from './process.js';
 
 // Two real server processes on one PostgreSQL database (PGlite lives in one process: nothing to
 // take over from there). The holder of a delivery claim is killed or paused; the other process
@@ -37,27 +33,8 @@ afterAll(async () => {
 async function setUp(name: string) {
   const db = await scratchDatabase(databaseUrl);
   databases.push(db);
-  const integration = await withRuntime(db, async (deps) => {
-    const brand = await createBrand(deps, 'Takeover Brand');
-    const { integration } = await createIntegration(deps, { brand_id: brand.id, name, webhook: { url: `${receiver.url}/${name}` } });
-    return integration;
-  });
+  const integration = await integrationOn(db, 'Takeover Brand', name, receiver.url);
   return { db, integration };
-}
-
-/** Records N events from a third process: the servers hear of them through their LISTEN or their scan. */
-function record(db: ScratchDatabase, integrationId: number) {
-  return withRuntime(db, (deps) =>
-    unitOfWork(deps, async (trx) =>
-      appendEvents(trx, {
-        clock: deps.clock,
-        propertyId: null,
-        actorIntegrationId: null,
-        targets: await selectAppendTargets(trx, null, integrationId),
-        build: () => Array.from({ length: N }, (_, i) => ({ type: 'availability.changed' as const, data: { i } })),
-      }),
-    ),
-  );
 }
 
 const sequences = (slug: string): number[] => receiver.of(slug).map((r) => r.json.sequence);
@@ -114,7 +91,7 @@ describe.runIf(databaseUrl)('a delivery claim changes hands (two server processe
     const b = await startServer(db, LEASE);
     servers.push(a, b);
     await Promise.all([a.ready(), b.ready()]);
-    await record(db, integration.id);
+    await recordEvents(db, integration.id, N);
     await receiver.waitFor(() => receiver.of(integration.slug).length >= 60, 60_000, 'the first 60 deliveries');
     const holder = (await workersOf(db, integration.id)).find((r) => r.success)?.worker;
     const [killed, successor] = holder === workerOf(a) ? [a, b] : [b, a];
@@ -142,7 +119,7 @@ describe.runIf(databaseUrl)('a delivery claim changes hands (two server processe
     servers.push(b);
     await b.ready();
     // the first process to take the claim is the one paused
-    await record(db, integration.id);
+    await recordEvents(db, integration.id, N);
     await receiver.waitFor(() => receiver.of(integration.slug).length >= 40, 60_000, 'the first 40 deliveries');
     let holder: string | undefined;
     for (let i = 0; i < 100 && !holder; i++) {

@@ -1,6 +1,7 @@
 import type { SyncStore } from '../store/store.js';
-import { failureOf, WINDOWED_KINDS, type Booking, type EventEnvelope, type PropertyBlock, type SyncApi, type SyncRequest, type WindowedKind } from './api.js';
-import { addDays, chunkWindow, kolkataDate, lastOfMonth } from './dates.js';
+import { failureOf, type Booking, type EventEnvelope, type PropertyBlock, type SyncApi, type SyncRequest, type WindowedKind } from './api.js';
+import { applyBookings, BOOKINGS_PAGE, max, reconcileProperties, runBackfill, serviceToday, snapshotProperties, type EngineState } from './backfill.js';
+import { addDays, lastOfMonth } from './dates.js';
 import { readBookings, readProperties, readWindow, Step, type Change, type Meta, metaKey, EMPTY_META, type PropertyRecord } from './mirror.js';
 
 export type { Change } from './mirror.js';
@@ -29,12 +30,7 @@ export type ReceiveResult = 'applied' | 'duplicate' | 'ignored';
 export type SyncOutcome =
   { status: 'queued'; queued_properties: number; horizon_days: number; types: string[] } | { status: 'deferred'; retry_at: number; code: string };
 
-const SNAPSHOT_NIGHTS = 92;
-/** Snapshot calls in flight at once during a backfill. */
-const SNAPSHOT_CONCURRENCY = 4;
 const EVENTS_PAGE = 200;
-const BOOKINGS_PAGE = 200;
-const PROPERTIES_PAGE = 200;
 const SYNC_WINDOW_MS = 24 * 3600 * 1000;
 
 /**
@@ -63,9 +59,17 @@ export class SyncEngine {
   private stopped = false;
   private pollRun: Promise<void> | null = null;
   private readonly now: () => number;
+  private readonly state: EngineState;
 
   constructor(private readonly options: SyncEngineOptions) {
     this.now = options.now ?? Date.now;
+    this.state = {
+      options,
+      committed: () => this.committed,
+      stopped: () => this.stopped,
+      now: () => this.now(),
+      step: (build) => this.step(build),
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -220,44 +224,17 @@ export class SyncEngine {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Backfill (cold start, CURSOR_EXPIRED)
+  // Backfill (cold start, CURSOR_EXPIRED): the flow itself is in backfill.ts
 
   /**
    * Rebuilds the mirror from the listings and snapshots. Safe beside webhooks: each piece only
    * replaces older state. Everything at or below the sequence read first counts as applied after.
    */
   backfill(): Promise<void> {
-    this.backfillRun ??= this.runBackfill().finally(() => {
+    this.backfillRun ??= runBackfill(this.state).finally(() => {
       this.backfillRun = null;
     });
     return this.backfillRun;
-  }
-
-  private async runBackfill(): Promise<void> {
-    const { api } = this.options;
-    const me = await api.me();
-    const watermark = me.lastSequence;
-    const horizonDays = this.options.horizonDays ?? me.horizonDays;
-    const today = await this.serviceToday(watermark);
-    const end = lastOfMonth(addDays(today, horizonDays - 1));
-
-    const listed = await this.reconcileProperties();
-    await this.snapshotProperties(listed.ids, today, end);
-    // stopped halfway: some snapshots were never taken, so the backfill is not done
-    if (this.stopped) throw new Error('SyncEngine stopped during the backfill');
-
-    let since: string | null = null;
-    for (let page = 1; ; page++) {
-      const res = await api.listBookings({ page, perPage: BOOKINGS_PAGE });
-      since = await this.applyBookings(res.bookings, since);
-      if (page >= res.lastPage) break;
-    }
-    const bookingsSince = since;
-    await this.step((step) => {
-      step.markIncludedThrough(watermark);
-      const meta = step.meta;
-      step.setMeta({ backfilled: true, bookings_since: max(meta.bookings_since, bookingsSince) });
-    });
   }
 
   /**
@@ -265,76 +242,8 @@ export class SyncEngine {
    * no longer has (its coverage ended, which sends no event) is dropped with its calendar and with
    * the bookings of it that GET /bookings no longer shows (the host's, seen only through coverage).
    */
-  async reconcileProperties(): Promise<{ ids: number[] }> {
-    const ids: number[] = [];
-    let first: number | null = null;
-    for (let page = 1; ; page++) {
-      const res = await this.options.api.listProperties(page, PROPERTIES_PAGE);
-      first ??= res.sequence;
-      await this.step((step) => {
-        for (const block of res.properties) step.applyBlock(block, res.sequence, true);
-      });
-      ids.push(...res.properties.map((p) => p.doorloom_id));
-      if (page >= res.lastPage) break;
-    }
-    const listed = new Set(ids);
-    const watermark = first ?? 0;
-    const gone: number[] = [];
-    for (const [key, value] of this.committed) {
-      if (!key.startsWith('p:')) continue;
-      const record = value as PropertyRecord;
-      // not listed, and nothing newer than the listing says it exists
-      if (!listed.has(record.id) && record.seq <= watermark && record.units_seq <= watermark) gone.push(record.id);
-    }
-    if (gone.length > 0) {
-      const visible = new Set<number>();
-      for (let page = 1; ; page++) {
-        const res = await this.options.api.listBookings({ page, perPage: BOOKINGS_PAGE });
-        for (const b of res.bookings) visible.add(b.id);
-        if (page >= res.lastPage) break;
-      }
-      await this.step((step) => {
-        for (const id of gone) step.removeProperty(id, this.committed.keys());
-        for (const [key, value] of this.committed) {
-          if (!key.startsWith('b:')) continue;
-          const booking = (value as { booking: Booking }).booking;
-          if (!visible.has(booking.id) && booking.property && gone.includes(booking.property.doorloom_id)) step.delete(key);
-        }
-      });
-    }
-    return { ids };
-  }
-
-  /**
-   * Snapshots of every windowed kind of the properties over [from, to], 92 nights a call, a few
-   * calls at a time. A property answering 404 is no longer covered and is skipped.
-   */
-  private async snapshotProperties(ids: number[], from: string, to: string): Promise<void> {
-    const tasks = ids.flatMap((id) => WINDOWED_KINDS.flatMap((kind) => chunkWindow(from, to, SNAPSHOT_NIGHTS).map((w) => ({ id, kind, ...w }))));
-    const gone = new Set<number>();
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      while (next < tasks.length && !this.stopped && !failed) {
-        const task = tasks[next++];
-        if (gone.has(task.id)) continue;
-        let snapshot;
-        try {
-          snapshot = await this.options.api.snapshot(task.kind, task.id, task.from, task.to);
-        } catch (error) {
-          if (failureOf(error)?.status === 404) {
-            gone.add(task.id);
-            continue;
-          }
-          failed = true; // the others stop taking tasks
-          throw error;
-        }
-        await this.step((step) => step.applyWindowed(task.kind, task.id, snapshot.sequence, snapshot.data as Record<string, unknown>, true));
-      }
-    };
-    const outcomes = await Promise.allSettled(Array.from({ length: SNAPSHOT_CONCURRENCY }, worker));
-    const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    if (rejected) throw rejected.reason;
+  reconcileProperties(): Promise<{ ids: number[] }> {
+    return reconcileProperties(this.state);
   }
 
   /**
@@ -343,26 +252,8 @@ export class SyncEngine {
    */
   async refreshProperty(propertyId: number, from?: string, to?: string): Promise<void> {
     const me = await this.options.api.me();
-    const today = from ?? (await this.serviceToday(me.lastSequence));
-    await this.snapshotProperties([propertyId], today, to ?? lastOfMonth(addDays(today, (this.options.horizonDays ?? me.horizonDays) - 1)));
-  }
-
-  /**
-   * The service's today: its clock can differ from ours (a test clock), and the newest event's
-   * created_at tells its time. Whichever date is later wins.
-   */
-  private async serviceToday(lastSequence: number): Promise<string> {
-    const local = kolkataDate(this.now());
-    if (lastSequence < 1) return local;
-    try {
-      const page = await this.options.api.events(lastSequence - 1, 1);
-      const stamp = page.events[0]?.created_at;
-      // timestamps are written in +05:30, so their date part is the Asia/Kolkata date
-      const remote = typeof stamp === 'string' ? stamp.slice(0, 10) : local;
-      return remote > local ? remote : local;
-    } catch {
-      return local;
-    }
+    const today = from ?? (await serviceToday(this.state, me.lastSequence));
+    await snapshotProperties(this.state, [propertyId], today, to ?? lastOfMonth(addDays(today, (this.options.horizonDays ?? me.horizonDays) - 1)));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -376,19 +267,11 @@ export class SyncEngine {
     for (let page = 1; ; page++) {
       if (this.stopped) return;
       const res = await this.options.api.listBookings({ updatedSince: since, page, perPage: BOOKINGS_PAGE });
-      highest = await this.applyBookings(res.bookings, highest);
+      highest = await applyBookings(this.state, res.bookings, highest);
       if (page >= res.lastPage) break;
     }
     const found = highest;
     if (found) await this.step((step) => step.setMeta({ bookings_since: max(step.meta.bookings_since, found) }));
-  }
-
-  private async applyBookings(bookings: Booking[], highest: string | null): Promise<string | null> {
-    if (bookings.length === 0) return highest;
-    await this.step((step) => {
-      for (const booking of bookings) step.applyBooking(booking);
-    });
-    return bookings.reduce<string | null>((m, b) => max(m, b.updated_at), highest);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -454,10 +337,4 @@ export class SyncEngine {
   private report(error: unknown, during: string): void {
     this.options.onError?.(error, during);
   }
-}
-
-function max(a: string | null, b: string | null): string | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a > b ? a : b;
 }

@@ -34,19 +34,9 @@ import {
 } from './properties.schemas.js';
 import { bulkCreate, bulkUpdate } from './properties.bulk.js';
 import type { CalendarDrafts } from './properties.payloads.js';
-import {
-  archiveProperty,
-  coverProperty,
-  createChecked,
-  getProperty,
-  hostCreateProperty,
-  hostUpdateProperty,
-  listProperties,
-  staffPropertyView,
-  uncoverProperty,
-  updateProperty,
-  type Actor,
-} from './properties.service.js';
+import { coverProperty, uncoverProperty } from './properties.coverage.js';
+import { archiveProperty, hostCreateProperty, hostUpdateProperty, staffPropertyView } from './properties.host.js';
+import { createChecked, getProperty, listProperties, updateProperty, type Actor } from './properties.service.js';
 
 /**
  * Bodies are validated once, by Fastify, against the route's schema plus the rules that compare

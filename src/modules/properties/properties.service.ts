@@ -1,11 +1,11 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AppError, fail, FieldErrorCollector, notFound, validationFailed } from '../../http/errors.js';
-import { formatTimestampOrNull, horizonWindows, kolkataDate } from '../../lib/time.js';
+import { AppError, fail, FieldErrorCollector, notFound } from '../../http/errors.js';
+import { horizonWindows, kolkataDate } from '../../lib/time.js';
 import { isUniqueViolation } from '../../lib/unique-violation.js';
 import { appendEvents, unitOfWork, type EventDraft, type UnitOfWork } from '../events/events.log.js';
-import { findBrand, findIntegration, selectLastSequence } from '../integrations/integrations.sql.js';
+import { selectLastSequence } from '../integrations/integrations.sql.js';
 import { createColumns, updateColumns } from './properties.input.js';
 import { lockProperty, touchInputsVersion, type PropertyLock } from './properties.lock.js';
 import {
@@ -22,29 +22,15 @@ import {
   type RetiredAlias,
 } from './properties.payloads.js';
 import { requireCoveredProperty, type CoveredProperty } from './properties.resolve.js';
-import type { Static } from '@sinclair/typebox';
-import type {
-  CoverageInput,
-  CreatePropertyInput,
-  HostUpdatePropertyInput,
-  CreateUnitEntry,
-  ListQueryInput,
-  UpdatePropertyInput,
-} from './properties.schemas.js';
-import type { StaffPropertyView } from './properties.schemas.js';
+import type { CreatePropertyInput, CreateUnitEntry, ListQueryInput, UpdatePropertyInput } from './properties.schemas.js';
 import {
-  deleteAliases,
   insertAliases,
   insertProperty,
   insertUnits,
   selectAliasHolders,
   selectAppendTargets,
-  selectCoverage,
   selectCoverageByExternalId,
-  selectCoverageOfProperty,
   selectCoveredPage,
-  selectProperty,
-  selectUnits,
 } from './properties.sql.js';
 import { mergeUnits } from './properties.units.js';
 
@@ -68,7 +54,7 @@ const archivedError = () => fail('PROPERTY_ARCHIVED', 'This property has been ar
  * writer wins the race in between, the unique index refuses our insert, and one re-run lets the
  * pre-checks answer with the proper 409 or 422 instead of a 500.
  */
-async function writeTransaction<T>(deps: Deps, work: (trx: UnitOfWork) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(deps: Deps, work: (trx: UnitOfWork) => Promise<T>): Promise<T> {
   try {
     return await unitOfWork(deps, work);
   } catch (error) {
@@ -78,7 +64,7 @@ async function writeTransaction<T>(deps: Deps, work: (trx: UnitOfWork) => Promis
 }
 
 /** The lock of a property this transaction inserted (its own row, so it is granted at once). */
-async function lockNewProperty(trx: Transaction<DB>, propertyId: number): Promise<PropertyLock> {
+export async function lockNewProperty(trx: Transaction<DB>, propertyId: number): Promise<PropertyLock> {
   const lock = await lockProperty(trx, propertyId);
   if (!lock) throw new Error(`property ${propertyId} inserted in this transaction is not visible to it`);
   return lock;
@@ -88,7 +74,7 @@ async function lockNewProperty(trx: Transaction<DB>, propertyId: number): Promis
 // Create
 
 /** The unit rows of a new property, in the order sent: the first is the default (rule 5). */
-function newUnitRows(propertyId: number, entries: CreateUnitEntry[], now: Date) {
+export function newUnitRows(propertyId: number, entries: CreateUnitEntry[], now: Date) {
   return entries.map((u, i) => ({
     property_id: propertyId,
     name: u.name,
@@ -255,7 +241,7 @@ interface ChangeKinds {
 }
 
 /** The events of a change for one receiving integration, in a fixed order. */
-async function changeDrafts(
+export async function changeDrafts(
   trx: Transaction<DB>,
   propertyId: number,
   target: Parameters<typeof initialEventDrafts>[2],
@@ -299,191 +285,4 @@ export async function getProperty(deps: Deps, integrationId: number, ref: string
   const state = await loadPropertyState(deps.db, integrationId, covered.id, covered.externalId);
   if (!state) throw notFound('No such property.');
   return propertyDetail(state);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Host and staff (platform side, decisions §9)
-
-/** The staff view: the detail without partner mappings, every unit, and who covers it. */
-export async function staffPropertyView(deps: Deps, propertyId: number): Promise<Static<typeof StaffPropertyView>> {
-  const state = await loadPropertyState(deps.db, null, propertyId, null);
-  if (!state) throw notFound('No such property.');
-  const { external_id: _e, coverage: _c, units: _u, ...detail } = propertyDetail(state);
-  return {
-    ...detail,
-    brand_id: state.row.brand_id,
-    archived_at: formatTimestampOrNull(state.row.archived_at),
-    units: state.units.map((u) => ({
-      inventory_id: u.id,
-      name: u.name,
-      code: u.code,
-      is_active: u.is_active,
-      is_default: u.is_default,
-      max_occupancy: u.max_occupancy,
-    })),
-    coverage: await selectCoverageOfProperty(deps.db, propertyId),
-  };
-}
-
-/**
- * Staff `POST /brands/{id}/properties`: the host creates a property in the app. Same body as the
- * partner create (partner mappings in it are ignored); no integration covers it yet, so it is
- * invisible to every integration and records no event.
- */
-export async function hostCreateProperty(deps: Deps, brandId: number, input: CreatePropertyInput) {
-  const now = deps.clock.now();
-  const id = await unitOfWork(deps, async (trx) => {
-    if (!(await findBrand(trx, brandId))) throw notFound('No such brand.');
-    const row = await insertProperty(trx, {
-      ...createColumns(input),
-      brand_id: brandId,
-      status: 'active',
-      created_by_integration_id: null,
-      created_at: now,
-      updated_at: now,
-    });
-    // Omitted: one default unit named after the property (decisions §5).
-    await insertUnits(trx, newUnitRows(row.id, input.units ?? [{ name: input.name }], now));
-    touchInputsVersion(trx, await lockNewProperty(trx, row.id));
-    return row.id;
-  });
-  return staffPropertyView(deps, id);
-}
-
-/** Records `build`'s events for every integration covering the property (a host change: origin doorloom). */
-async function recordHostChange(
-  deps: Deps,
-  trx: UnitOfWork,
-  propertyId: number,
-  build: (target: Parameters<typeof initialEventDrafts>[2]) => Promise<EventDraft[]>,
-) {
-  return appendEvents(trx, { clock: deps.clock, propertyId, targets: await selectAppendTargets(trx, propertyId), actorIntegrationId: null, build });
-}
-
-/**
- * Staff `PATCH /properties/{id}`: host edits of the property's groups (address, occupancy, prices,
- * …). Every covering integration gets property.changed, and rates.changed when a price changed.
- */
-export async function hostUpdateProperty(deps: Deps, propertyId: number, input: HostUpdatePropertyInput, calendar: CalendarDrafts) {
-  const now = deps.clock.now();
-  const today = kolkataDate(now);
-  await unitOfWork(deps, async (trx) => {
-    const lock = await lockProperty(trx, propertyId);
-    const row = lock && (await trx.selectFrom('properties').selectAll().where('id', '=', propertyId).executeTakeFirst());
-    if (!row) throw notFound('No such property.');
-    const { units: _ignored, external_id: _mapping, ...groups } = input as UpdatePropertyInput;
-    const { set, pricesChanged, errors } = updateColumns(groups, row);
-    errors.throwIfAny();
-    await trx
-      .updateTable('properties')
-      .set({ ...set, updated_at: now })
-      .where('id', '=', propertyId)
-      .execute();
-    return recordHostChange(deps, trx, propertyId, (target) =>
-      changeDrafts(trx, propertyId, target, today, calendar, { inventory: false, retired: [], availability: false, rates: pricesChanged }),
-    );
-  });
-  return staffPropertyView(deps, propertyId);
-}
-
-/**
- * Staff `POST /properties/{id}/archive`: the host archives the property. It stays visible to its
- * integrations (status `archived`), refuses partner writes, and each of them gets property.changed.
- * Archiving an archived property changes nothing.
- */
-export async function archiveProperty(deps: Deps, propertyId: number) {
-  const now = deps.clock.now();
-  await unitOfWork(deps, async (trx) => {
-    const lock = await lockProperty(trx, propertyId);
-    if (!lock) throw notFound('No such property.');
-    if (lock.status === 'archived') return undefined;
-    await trx.updateTable('properties').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', propertyId).execute();
-    return recordHostChange(deps, trx, propertyId, async (target) => [
-      propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!),
-    ]);
-  });
-  return staffPropertyView(deps, propertyId);
-}
-
-/**
- * Staff `PUT /integrations/{id}/coverage/{property_id}`: the integration starts covering a
- * property of its brand and receives the property's initial state, as on a partner create. Already
- * covered: only a changed `external_id` is applied (with property.changed to that integration).
- */
-export async function coverProperty(deps: Deps, integrationId: number, propertyId: number, body: CoverageInput, calendar: CalendarDrafts) {
-  const externalId = body.external_id;
-  const now = deps.clock.now();
-  const today = kolkataDate(now);
-  const { created } = await writeTransaction(deps, async (trx) => {
-    const integration = await findIntegration(trx, integrationId);
-    if (!integration) throw notFound('No such integration.');
-    // The property's lock before the state is read: the initial state recorded here is then newer
-    // than every write with a lower sequence (writers of the property take the same lock).
-    if (!(await lockProperty(trx, propertyId))) throw notFound('No such property.');
-    const property = await selectProperty(trx, propertyId);
-    if (!property) throw notFound('No such property.');
-    if (property.brand_id !== integration.brand_id) {
-      throw validationFailed({ property_id: ["belongs to another brand than the integration's"] });
-    }
-    if (typeof externalId === 'string') {
-      const holder = await selectCoverageByExternalId(trx, integrationId, externalId);
-      if (holder && holder.property_id !== propertyId) throw externalIdExists(externalId, holder.property_id);
-    }
-    const existing = await selectCoverage(trx, integrationId, propertyId);
-    if (existing) {
-      if (externalId === undefined || externalId === existing.external_id) return { created: false, appended: undefined };
-      trx.send(trx.updateTable('coverage').set({ external_id: externalId }).where('integration_id', '=', integrationId).where('property_id', '=', propertyId));
-      trx.touched('coverage');
-      const appended = await appendEvents(trx, {
-        clock: deps.clock,
-        propertyId,
-        targets: await selectAppendTargets(trx, propertyId, integrationId),
-        actorIntegrationId: null,
-        build: async (target) => [propertyDraftFrom((await loadPropertyState(trx, target.integrationId, propertyId, target.propertyExternalId))!)],
-      });
-      return { created: false, appended };
-    }
-    trx.send(trx.insertInto('coverage').values({ integration_id: integrationId, property_id: propertyId, external_id: externalId ?? null, created_at: now }));
-    trx.touched('coverage');
-    const appended = await appendEvents(trx, {
-      clock: deps.clock,
-      propertyId,
-      targets: await selectAppendTargets(trx, propertyId, integrationId),
-      actorIntegrationId: null,
-      build: (target) => initialEventDrafts(trx, propertyId, target, today, calendar),
-    });
-    return { created: true, appended };
-  });
-  const coverage = await selectCoverage(deps.db, integrationId, propertyId);
-  return { created, data: { integration_id: integrationId, property_id: propertyId, external_id: coverage?.external_id ?? null, coverage: 'active' } };
-}
-
-/**
- * Staff `DELETE /integrations/{id}/coverage/{property_id}`: the integration stops covering the
- * property (its reads and writes answer 404 from now on). Its mappings go with the coverage
- * (the property's external_id and its unit aliases), so those ids are free again.
- */
-export async function uncoverProperty(deps: Deps, integrationId: number, propertyId: number) {
-  await unitOfWork(deps, async (trx) => {
-    // The property's lock first, as every writer of its coverage and inputs version.
-    const lock = await lockProperty(trx, propertyId);
-    if (!lock) throw notFound('This integration does not cover that property.');
-    const removed = await trx
-      .deleteFrom('coverage')
-      .where('integration_id', '=', integrationId)
-      .where('property_id', '=', propertyId)
-      .returning('property_id')
-      .executeTakeFirst();
-    if (!removed) throw notFound('This integration does not cover that property.');
-    const units = await selectUnits(trx, [propertyId]);
-    deleteAliases(
-      trx,
-      integrationId,
-      units.map((u) => u.id),
-    );
-    // The aliases were in this integration's availability snapshots.
-    touchInputsVersion(trx, lock);
-    trx.touched('coverage');
-  });
-  return { integration_id: integrationId, property_id: propertyId, coverage: 'removed' };
 }

@@ -8,13 +8,15 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { cancelBooking, getBooking, hostCreateBooking } from '../bookings/bookings.service.js';
-import { setCalendar, setRateOverrides, setRestrictions, type HostEditResult } from '../calendar/calendar.service.js';
+import { setCalendar, setRateOverrides, setRestrictions } from '../calendar/calendar.service.js';
+import type { HostEditResult } from '../calendar/calendar.host-edit.js';
 import { rollHorizon } from '../calendar/calendar.horizon.js';
 import { advanceBrandClock } from '../integrations/integrations.service.js';
 import { expireEvents } from '../jobs/jobs.daily.js';
 import type { Clock } from '../../lib/clock.js';
 import { requireCoveredProperty } from '../properties/properties.resolve.js';
-import { archiveProperty, getProperty } from '../properties/properties.service.js';
+import { archiveProperty } from '../properties/properties.host.js';
+import { getProperty } from '../properties/properties.service.js';
 import type {
   SandboxBlockInput,
   SandboxBookingInput,
